@@ -1,0 +1,37 @@
+#pragma once
+// Every scheduler model is one entry here: its type name, its parameter spec (with defaults,
+// validated by cfg::resolve) and a factory. The scenario's "scheduler" block picks one by "type".
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/core/cluster.hpp"
+#include "sim/core/config_spec.hpp"
+#include "sim/core/scheduler_api.hpp"
+
+namespace floorsim {
+
+// What a model may read while it is being built.
+struct SchedulerContext {
+  const Workload& workload;        // jobs and their interned names (read-only)
+  const ClusterConfig& cluster;
+  std::string base_dir;            // directory of the scenario file, for relative paths
+  std::string scenario_file;       // for error messages
+  uint64_t seed = 1;
+};
+
+struct SchedulerEntry {
+  std::string type;
+  std::string doc;
+  // Parameter spec of the "scheduler" block (it always contains "type").
+  std::function<std::shared_ptr<const cfg::ObjectSpec>()> params;
+  // Builds the model from the resolved block. Throws InputError on bad model input.
+  std::function<std::unique_ptr<Scheduler>(const cfg::json& resolved, const SchedulerContext&)> make;
+};
+
+// The built-in models, in a stable order.
+const std::vector<SchedulerEntry>& scheduler_registry();
+const SchedulerEntry* find_scheduler(const std::string& type);
+
+}  // namespace floorsim

@@ -1,0 +1,42 @@
+#pragma once
+// Static description of the cluster: nodes, their GPUs, and the leaf switch (or topology
+// block) each node hangs off. Built from scenario JSON, slurm.conf or a fabric topology.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/types.hpp"
+
+namespace floorsim {
+
+struct ClusterConfig {
+  std::vector<std::string> node_names;  // e.g. "gpu001"; used in node_list (hostlist form)
+  std::vector<int32_t> node_gpus;       // GPUs per node
+  std::vector<uint32_t> node_leaf;      // leaf switch / block index per node
+  std::vector<std::string> leaf_names;  // by leaf index
+  int32_t gpus_per_nvlink_domain = 0;   // 0 = a node is its own NVLink domain
+
+  size_t nodes() const { return node_names.size(); }
+  int64_t total_gpus() const {
+    int64_t t = 0;
+    for (auto g : node_gpus) t += g;
+    return t;
+  }
+  int32_t max_node_gpus() const {
+    int32_t m = 0;
+    for (auto g : node_gpus) m = g > m ? g : m;
+    return m;
+  }
+};
+
+// Makes `count` nodes named prefix + zero-padded number, `nodes_per_leaf` per leaf switch
+// (0 = all on one leaf).
+ClusterConfig uniform_cluster(const std::string& prefix, size_t count, int32_t gpus_per_node,
+                              size_t nodes_per_leaf = 0);
+
+// Slurm hostlist compression of node names: "gpu[001-004,007],cpu01".
+std::string hostlist(const std::vector<std::string>& names);
+// Expands "n[1-3],gpu[01-02]" into names; throws std::invalid_argument on a malformed list.
+std::vector<std::string> expand_hostlist(const std::string& list);
+
+}  // namespace floorsim
