@@ -1,0 +1,176 @@
+#pragma once
+// Kueue's static configuration (ClusterQueues, cohorts, flavors) and the admitted-workload
+// set, as flat data over a QuotaTree; plus the pure decision functions that read them:
+// flavor assignment (spec kueue §5) and classical preemption target selection (spec §6).
+// Nothing here knows about the simulator's engine.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedulers/kueue/quota_tree.hpp"
+
+namespace floorsim::kueue {
+
+inline constexpr int kMaxRes = 4;  // resource kinds in one model (gpu, cpu, memory, one more)
+using Request = std::array<Qty, kMaxRes>;  // per resource kind, summed over the workload's pods
+
+// PR/common/preemption_policy.go.
+enum class Policy : uint8_t { Never, LowerPriority, LowerOrNewerEqualPriority, Any };
+
+struct PreemptionConfig {
+  Policy within = Policy::Never;    // withinClusterQueue
+  Policy reclaim = Policy::Never;   // reclaimWithinCohort
+  bool borrow_within_cohort = false;  // borrowWithinCohort.policy == LowerPriority
+  bool has_threshold = false;         // borrowWithinCohort.maxPriorityThreshold set
+  int32_t threshold = 0;
+};
+
+// flavorFungibility (spec §1 defaults: MayStopSearch, TryNextFlavor, BorrowingOverPreemption).
+struct FlavorFungibility {
+  bool borrow_try_next = false;          // whenCanBorrow = TryNextFlavor
+  bool preempt_try_next = true;          // whenCanPreempt = TryNextFlavor
+  bool preemption_over_borrowing = false;  // preference = PreemptionOverBorrowing
+};
+
+struct ResourceGroup {
+  std::vector<int> resources;  // covered resource kinds
+  std::vector<int> flavors;    // in order of preference
+};
+
+struct CqConfig {
+  std::vector<ResourceGroup> groups;
+  PreemptionConfig preemption;
+  FlavorFungibility fungibility;
+  bool strict_fifo = false;  // queueingStrategy StrictFIFO (default BestEffortFIFO)
+  double fair_weight = 1;    // fairSharing.weight
+  bool active = true;
+};
+
+// Static model: tree + per-CQ config. fr = flavor * resources + resource.
+struct Model {
+  QuotaTree tree;
+  int resources = 1;
+  int flavors = 1;
+  std::vector<CqConfig> cq;  // indexed by NodeId (cohort entries unused)
+  std::vector<std::string> resource_names, flavor_names;
+  bool fair_sharing = false;  // fairSharing.enable (spec §7)
+
+  FrId fr(int flavor, int resource) const { return static_cast<FrId>(flavor * resources + resource); }
+  int flavor_of(FrId f) const { return f / resources; }
+  int resource_of(FrId f) const { return f % resources; }
+};
+
+// An admitted (quota-reserved) workload, as preemption sees it.
+struct Admitted {
+  uint32_t key = 0;        // caller's id (JobIdx in the simulator)
+  uint32_t uid = 0;        // deterministic tie-breaker (the k8s UID order)
+  NodeId cq = kNoNode;
+  int32_t priority = 0;
+  double queue_ts = 0;     // queue-order timestamp (creation, or eviction after a timeout)
+  double reserved_s = 0;   // when QuotaReserved became true
+  bool evicted = false;    // preemption issued; still holds quota until it stops (spec §8)
+  Usage usage;
+};
+
+// Slot pool with per-CQ membership lists; erase is O(1) (swap within the CQ list).
+class AdmittedSet {
+ public:
+  void reset(int nodes) {
+    slots_.clear();
+    free_.clear();
+    by_cq_.assign(nodes, {});
+    pos_.clear();
+    live_.clear();
+  }
+  uint32_t insert(const Admitted& a);
+  void erase(uint32_t slot);
+  const Admitted& operator[](uint32_t s) const { return slots_[s]; }
+  Admitted& operator[](uint32_t s) { return slots_[s]; }
+  const std::vector<uint32_t>& in_cq(NodeId cq) const { return by_cq_[cq]; }
+  bool live(uint32_t s) const { return s < live_.size() && live_[s]; }
+
+ private:
+  std::vector<Admitted> slots_;
+  std::vector<uint32_t> free_, pos_;
+  std::vector<uint8_t> live_;
+  std::vector<std::vector<uint32_t>> by_cq_;
+};
+
+enum class Reason : uint8_t { InClusterQueue, InCohortReclamation, InCohortReclaimWhileBorrowing, InCohortFairSharing };
+const char* to_string(Reason r);
+
+struct Target {
+  uint32_t slot;
+  Reason reason;
+};
+
+// The incoming workload for preemption: its CQ, ordering keys and assigned usage.
+struct Preemptor {
+  NodeId cq = kNoNode;
+  int32_t priority = 0;
+  double queue_ts = 0;
+  uint32_t uid = 0;
+  Usage usage;            // assignment usage (all frs)
+  FrMask need = 0;        // frs whose assignment mode is Preempt
+};
+
+bool satisfies_policy(Policy p, const Preemptor& in, const Admitted& cand);
+
+// Preemption target search (PR/preemption.go getTargets with the classical strategy). Mutates
+// the tree only temporarily: on return the tree's usage is as it was. Owns reusable buffers.
+class Preemption {
+ public:
+  // Fills `out` with the targets (empty: no way to fit). `now` stands in for the reservation
+  // time of candidates that have none yet.
+  void classical_targets(const Model& m, QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in,
+                         std::vector<Target>& out);
+
+ private:
+  struct Cand {
+    uint32_t slot;
+    NodeId lca;
+    uint8_t list;  // 0 hierarchical advantage, 1 priority-decided, 2 same CQ
+    bool only_without_borrowing;
+  };
+  void collect_subtree(const Model& m, const QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in,
+                       NodeId cur, NodeId lca, NodeId skip, bool advantage);
+  void classify_push(const Model& m, const AdmittedSet& adm, const Preemptor& in, uint32_t slot, NodeId lca,
+                     bool advantage);
+  bool run(const Model& m, QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in, bool borrow,
+           std::vector<Target>& out);
+  std::vector<Cand> cands_;
+  std::vector<Qty> remaining_, remaining2_;
+};
+
+// workloadFitsInQuota: does `u` (remaining per fr) fit under the node's subtree quota, and
+// what remains above its guaranteed quota for the parent.
+bool fits_in_quota(const QuotaTree& t, NodeId n, const Usage& u, Usage* remaining);
+
+// Flavor assignment (spec §5).
+enum class Mode : uint8_t { NoFit = 0, NoCandidates = 1, Preempt = 2, Reclaim = 3, Fit = 4 };
+const char* to_string(Mode m);
+
+struct Assignment {
+  Mode mode = Mode::NoFit;  // worst over resource groups
+  int borrow = 0;           // max borrow level
+  Usage usage;
+  FrMask need_preemption = 0;
+  bool representative_fit() const { return mode == Mode::Fit; }
+  bool representative_preempt() const { return mode != Mode::NoFit && mode != Mode::Fit; }
+};
+
+class FlavorAssigner {
+ public:
+  // Assigns flavors for `req` in CQ `in.cq` against the tree's current usage; `in` carries the
+  // ordering keys used by the preemption oracle.
+  Assignment assign(const Model& m, QuotaTree& tree, const AdmittedSet& adm, Preemption& pre,
+                    const Preemptor& in, const Request& req);
+
+ private:
+  Mode fits_resource_quota(const Model& m, QuotaTree& tree, const AdmittedSet& adm, Preemption& pre,
+                           const Preemptor& in, FrId f, Qty val, int& level);
+  std::vector<Target> oracle_targets_;
+};
+
+}  // namespace floorsim::kueue
