@@ -1,0 +1,346 @@
+#include "schedulers/kueue/core.hpp"
+
+#include <algorithm>
+
+namespace floorsim::kueue {
+
+const char* to_string(Outcome o) {
+  switch (o) {
+    case Outcome::Admitted: return "Admitted";
+    case Outcome::PreemptIssued: return "PreemptIssued";
+    case Outcome::NoFit: return "NoFit";
+    case Outcome::NoCandidates: return "NoCandidates";
+    case Outcome::Skipped: return "Skipped";
+    case Outcome::NoNodes: return "NoNodes";
+    case Outcome::Inactive: return "Inactive";
+  }
+  return "Unknown";
+}
+
+Core::Core(Model model, CoreSettings settings, size_t max_keys) : m_(std::move(model)), s_(settings) {
+  const int N = m_.tree.size();
+  m_.cq.resize(N);
+  adm_.reset(N);
+  info_.assign(max_keys, Info{});
+  slot_.assign(max_keys, kNoSlot);
+  heap_.assign(N, {});
+  inadmissible_.assign(N, {});
+  sticky_.assign(N, kNoKey);
+  root_assigned_.assign(N, 0);
+  for (NodeId n = 0; n < N; ++n)
+    if (m_.tree.is_cq(n)) cq_nodes_.push_back(n);
+}
+
+// Heap order (spec §3 baseCompareFunc): higher priority, then older timestamp, then uid.
+bool Core::heap_less(uint32_t a, uint32_t b) const {
+  const Info& x = info_[a];
+  const Info& y = info_[b];
+  if (x.priority != y.priority) return x.priority < y.priority;
+  if (x.queue_ts != y.queue_ts) return x.queue_ts > y.queue_ts;
+  return x.uid > y.uid;
+}
+
+void Core::push_heap(uint32_t key) {
+  auto& h = heap_[info_[key].cq];
+  h.push_back(key);
+  std::push_heap(h.begin(), h.end(), [this](uint32_t a, uint32_t b) { return heap_less(a, b); });
+  info_[key].where = Where::Heap;
+}
+
+uint32_t Core::pop_heap(NodeId cq) {
+  auto& h = heap_[cq];
+  std::pop_heap(h.begin(), h.end(), [this](uint32_t a, uint32_t b) { return heap_less(a, b); });
+  const uint32_t k = h.back();
+  h.pop_back();
+  return k;
+}
+
+void Core::enqueue(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid, const Request& req) {
+  Info& i = info_[key];
+  i.cq = cq;
+  i.priority = priority;
+  i.queue_ts = queue_ts;
+  i.uid = uid;
+  i.req = req;
+  push_heap(key);
+}
+
+void Core::forget(uint32_t key) {
+  Info& i = info_[key];
+  auto drop = [key](std::vector<uint32_t>& v) { v.erase(std::remove(v.begin(), v.end(), key), v.end()); };
+  switch (i.where) {
+    case Where::Heap: {
+      auto& h = heap_[i.cq];
+      drop(h);
+      std::make_heap(h.begin(), h.end(), [this](uint32_t a, uint32_t b) { return heap_less(a, b); });
+      break;
+    }
+    case Where::Inadmissible: drop(inadmissible_[i.cq]); break;
+    case Where::WaitingNodes: drop(waiting_nodes_); break;
+    case Where::Sticky: sticky_[i.cq] = kNoKey; break;
+    default: break;
+  }
+  i.where = Where::None;
+}
+
+void Core::to_inadmissible(uint32_t key) {
+  inadmissible_[info_[key].cq].push_back(key);
+  info_[key].where = Where::Inadmissible;
+}
+
+// notifyRetryInadmissible: any event that may free quota in a root cohort tree moves the
+// inadmissible workloads of every CQ in that tree back to their heaps (spec §3).
+void Core::retry_inadmissible(NodeId root) {
+  for (NodeId cq : cq_nodes_) {
+    if (m_.tree.root(cq) != root || inadmissible_[cq].empty()) continue;
+    for (uint32_t k : inadmissible_[cq]) push_heap(k);
+    inadmissible_[cq].clear();
+  }
+}
+
+void Core::retry_waiting_for_nodes() {
+  for (uint32_t k : waiting_nodes_) push_heap(k);
+  waiting_nodes_.clear();
+}
+
+void Core::assume_admitted(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid,
+                           const Usage& u, double reserved_s) {
+  Info& i = info_[key];
+  i.cq = cq;
+  i.priority = priority;
+  i.queue_ts = queue_ts;
+  i.uid = uid;
+  i.where = Where::Admitted;
+  Admitted a;
+  a.key = key;
+  a.uid = uid;
+  a.cq = cq;
+  a.priority = priority;
+  a.queue_ts = queue_ts;
+  a.reserved_s = reserved_s;
+  a.usage = u;
+  slot_[key] = adm_.insert(a);
+  m_.tree.add(cq, u);
+}
+
+void Core::release(uint32_t key) {
+  const uint32_t s = slot_[key];
+  if (s == kNoSlot) return;
+  const NodeId cq = adm_[s].cq;
+  m_.tree.remove(cq, adm_[s].usage);
+  adm_.erase(s);
+  slot_[key] = kNoSlot;
+  info_[key].where = Where::None;
+  retry_inadmissible(m_.tree.root(cq));
+}
+
+Preemptor Core::preemptor_of(uint32_t key) const {
+  const Info& i = info_[key];
+  Preemptor p;
+  p.cq = i.cq;
+  p.priority = i.priority;
+  p.queue_ts = i.queue_ts;
+  p.uid = i.uid;
+  return p;
+}
+
+bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& records,
+                 std::vector<Eviction>& evictions) {
+  // 1. Heads: one per CQ (the sticky preemptor first).
+  entries_.clear();
+  tpool_.clear();
+  for (NodeId cq : cq_nodes_) {
+    uint32_t key = sticky_[cq];
+    if (key == kNoKey) {
+      if (heap_[cq].empty()) continue;
+      key = pop_heap(cq);
+    }
+    info_[key].where = Where::Head;
+    entries_.push_back(Entry{key, Assignment{}, 0, 0});
+  }
+  if (entries_.empty()) return false;
+
+  // 2. Nominate against the snapshot at the start of the cycle.
+  for (Entry& e : entries_) {
+    const Info& i = info_[e.key];
+    if (!m_.cq[i.cq].active) continue;
+    Preemptor in = preemptor_of(e.key);
+    e.a = fa_.assign(m_, m_.tree, adm_, pre_, in, i.req);
+    if (e.a.representative_preempt()) {
+      in.usage = e.a.usage;
+      in.need = e.a.need_preemption;
+      pre_.classical_targets(m_, m_.tree, adm_, in, tbuf_);
+      e.t_off = static_cast<uint32_t>(tpool_.size());
+      e.t_cnt = static_cast<uint32_t>(tbuf_.size());
+      tpool_.insert(tpool_.end(), tbuf_.begin(), tbuf_.end());
+    }
+  }
+
+  // 3. Order (makeClassicalIterator): lower borrow level, higher priority, older, uid.
+  std::sort(entries_.begin(), entries_.end(), [this](const Entry& x, const Entry& y) {
+    if (x.a.borrow != y.a.borrow) return x.a.borrow < y.a.borrow;
+    const Info& a = info_[x.key];
+    const Info& b = info_[y.key];
+    if (s_.priority_sorting_within_cohort && a.priority != b.priority) return a.priority > b.priority;
+    if (a.queue_ts != b.queue_ts) return a.queue_ts < b.queue_ts;
+    return a.uid < b.uid;
+  });
+
+  // 4. Process sequentially on the mutating snapshot.
+  saved_usage_ = m_.tree.usage_array();
+  claimed_list_.clear();
+  std::fill(root_assigned_.begin(), root_assigned_.end(), 0);
+  auto is_claimed = [&](uint32_t slot) { return slot < claimed_.size() && claimed_[slot]; };
+  auto claim = [&](uint32_t slot) {
+    if (slot >= claimed_.size()) claimed_.resize(slot + 1, 0);
+    claimed_[slot] = 1;
+    claimed_list_.push_back(slot);
+  };
+  bool progress = false;
+  bool committed = false;
+  const size_t first_record = records.size();
+  for (Entry& e : entries_) {
+    const Info& i = info_[e.key];
+    const NodeId cq = i.cq;
+    const NodeId root = m_.tree.root(cq);
+    const Target* tb = tpool_.data() + e.t_off;
+    Outcome out;
+    if (!m_.cq[cq].active) {
+      out = Outcome::Inactive;
+    } else if (e.a.mode == Mode::NoFit) {
+      out = Outcome::NoFit;
+    } else if (e.a.representative_preempt() && e.t_cnt == 0) {
+      // No victims: reserve the capacity (capped at nominal, or nominal + borrowingLimit when
+      // borrowing) so that later entries cannot take it, unless reclaim=Any (spec §4.4).
+      if (m_.cq[cq].preemption.reclaim != Policy::Any) {
+        for (uint8_t k = 0; k < e.a.usage.n; ++k) {
+          const FrId f = e.a.usage.fr[k];
+          const Qty want = e.a.usage.qty[k];
+          Qty r;
+          if (e.a.borrow > 0) {
+            const Qty bl = m_.tree.borrowing_limit(cq, f);
+            r = bl == kNoLimit ? want : std::min(want, m_.tree.nominal(cq, f) + bl - m_.tree.usage(cq, f));
+          } else {
+            r = std::max<Qty>(0, std::min(want, m_.tree.nominal(cq, f) - m_.tree.usage(cq, f)));
+          }
+          if (r > 0) m_.tree.add_usage(cq, f, r);
+        }
+      }
+      out = Outcome::NoCandidates;
+    } else {
+      bool overlap = false;
+      for (uint32_t t = 0; t < e.t_cnt; ++t) overlap = overlap || is_claimed(tb[t].slot);
+      if (overlap) {
+        out = Outcome::Skipped;
+      } else if (s_.legacy_one_borrower_per_cohort && e.a.borrow > 0 && root_assigned_[root]) {
+        out = Outcome::Skipped;
+      } else {
+        // fits(): with this cycle's victims and the new targets removed.
+        for (uint32_t s : claimed_list_) m_.tree.remove(adm_[s].cq, adm_[s].usage);
+        for (uint32_t t = 0; t < e.t_cnt; ++t) m_.tree.remove(adm_[tb[t].slot].cq, adm_[tb[t].slot].usage);
+        const bool ok = m_.tree.fits(cq, e.a.usage);
+        for (uint32_t s : claimed_list_) m_.tree.add(adm_[s].cq, adm_[s].usage);
+        for (uint32_t t = 0; t < e.t_cnt; ++t) m_.tree.add(adm_[tb[t].slot].cq, adm_[tb[t].slot].usage);
+        if (!ok) {
+          out = Outcome::Skipped;
+        } else if (e.a.representative_preempt()) {
+          for (uint32_t t = 0; t < e.t_cnt; ++t) claim(tb[t].slot);
+          m_.tree.add(cq, e.a.usage);
+          root_assigned_[root] = 1;
+          out = Outcome::PreemptIssued;
+        } else if (place && !place(e.key)) {
+          out = Outcome::NoNodes;
+        } else {
+          m_.tree.add(cq, e.a.usage);
+          root_assigned_[root] = 1;
+          out = Outcome::Admitted;
+        }
+      }
+    }
+    records.push_back({e.key, out, e.a.mode, e.a.borrow});
+  }
+  for (uint32_t s : claimed_list_) claimed_[s] = 0;
+
+  // Back to the cycle-start snapshot, then commit the admissions for real.
+  m_.tree.restore_usage(saved_usage_);
+  for (size_t r = first_record; r < records.size(); ++r) {
+    const CycleRecord& rec = records[r];
+    if (rec.outcome == Outcome::Admitted || rec.outcome == Outcome::PreemptIssued) committed = true;
+  }
+  for (size_t idx = 0; idx < entries_.size(); ++idx) {
+    const Entry& e = entries_[idx];
+    const CycleRecord& rec = records[first_record + idx];
+    Info& i = info_[e.key];
+    const NodeId cq = i.cq;
+    const bool strict = m_.cq[cq].strict_fifo;
+    const bool was_sticky = sticky_[cq] == e.key;
+    switch (rec.outcome) {
+      case Outcome::Admitted: {
+        if (was_sticky) sticky_[cq] = kNoKey;
+        Admitted a;
+        a.key = e.key;
+        a.uid = i.uid;
+        a.cq = cq;
+        a.priority = i.priority;
+        a.queue_ts = i.queue_ts;
+        a.reserved_s = now;
+        a.usage = e.a.usage;
+        slot_[e.key] = adm_.insert(a);
+        m_.tree.add(cq, a.usage);
+        i.where = Where::Admitted;
+        progress = true;
+        break;
+      }
+      case Outcome::PreemptIssued: {
+        sticky_[cq] = e.key;
+        i.where = Where::Sticky;
+        const Target* tb = tpool_.data() + e.t_off;
+        for (uint32_t t = 0; t < e.t_cnt; ++t) {
+          Admitted& v = adm_[tb[t].slot];
+          if (v.evicted) continue;  // already being evicted: keeps its quota until it stops
+          v.evicted = true;
+          evictions.push_back({v.key, e.key, tb[t].reason});
+          progress = true;
+        }
+        break;
+      }
+      case Outcome::Skipped:  // FailedAfterNomination: straight back, whatever the strategy
+        if (was_sticky) {  // stays the sticky head
+          i.where = Where::Sticky;
+          break;
+        }
+        push_heap(e.key);
+        if (committed) progress = true;
+        break;
+      case Outcome::NoNodes:
+        if (was_sticky) sticky_[cq] = kNoKey;
+        if (strict) {
+          push_heap(e.key);
+        } else {
+          waiting_nodes_.push_back(e.key);
+          i.where = Where::WaitingNodes;
+          progress = true;
+        }
+        break;
+      default:  // NoFit, NoCandidates, Inactive
+        if (was_sticky) sticky_[cq] = kNoKey;
+        if (strict) {
+          push_heap(e.key);  // StrictFIFO: the head blocks its queue
+        } else {
+          to_inadmissible(e.key);
+          progress = true;
+        }
+        break;
+    }
+  }
+  return progress;
+}
+
+void Core::pass(double now, const PlaceFn& place, std::vector<CycleRecord>& records,
+                std::vector<Eviction>& evictions) {
+  // Cycles until one changes nothing (no admission, no new eviction, no head set aside).
+  while (cycle(now, place, records, evictions)) {
+  }
+}
+
+}  // namespace floorsim::kueue

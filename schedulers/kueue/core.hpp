@@ -1,0 +1,125 @@
+#pragma once
+// Kueue's queueing and admission cycle (spec kueue §3, §4) over the pure model: per-CQ heaps
+// with BestEffortFIFO / StrictFIFO requeueing, the inadmissible set, sticky preemptors, and
+// the cycle itself (nominate heads against one snapshot, order them, process sequentially on
+// the mutating snapshot). No engine types: the simulator adapter drives it with keys (JobIdx)
+// and a placement callback, and the conformance tests drive it directly.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "schedulers/kueue/model.hpp"
+
+namespace floorsim::kueue {
+
+struct CoreSettings {
+  // Legacy rule (kueue before 3a075dcf58, v0.5): at most one admission per cohort per cycle
+  // when the workload borrows. Default: the modern sequential rule (spec §4).
+  bool legacy_one_borrower_per_cohort = false;
+  bool priority_sorting_within_cohort = true;  // gate PrioritySortingWithinCohort (spec §4.3)
+};
+
+enum class Outcome : uint8_t {
+  Admitted,       // quota reserved (and placed)
+  PreemptIssued,  // preemptions issued for it; waits for the victims to stop
+  NoFit,          // does not fit and cannot preempt
+  NoCandidates,   // would need preemption but no candidate exists (capacity reserved unless reclaim=Any)
+  Skipped,        // no longer fits after earlier commits, or overlapping targets: retried at once
+  NoNodes,        // fits in quota but the cluster cannot place it (the ResourceQuota caveat)
+  Inactive,       // its ClusterQueue is inactive (missing cohort, cycle, ...)
+};
+const char* to_string(Outcome o);
+
+struct CycleRecord {
+  uint32_t key;
+  Outcome outcome;
+  Mode mode;
+  int borrow;
+};
+
+class Core {
+ public:
+  Core(Model model, CoreSettings settings, size_t max_keys);
+
+  const Model& model() const { return m_; }
+  QuotaTree& tree() { return m_.tree; }
+  const AdmittedSet& admitted() const { return adm_; }
+
+  // A workload enters its CQ's queue (submission, or requeue after eviction with `queue_ts`
+  // kept: spec §8, no backoff and the original timestamp).
+  void enqueue(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid, const Request& req);
+  // Records a workload as already admitted with usage `u` (initial state, tests).
+  void assume_admitted(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid, const Usage& u,
+                       double reserved_s);
+  // Drops a pending workload from every queue (deleted / cancelled).
+  void forget(uint32_t key);
+  // An admitted workload stopped (finished, or an evicted one stopped): its quota is released
+  // and the inadmissible workloads of its cohort tree are retried (spec §3).
+  void release(uint32_t key);
+  // Retries every workload waiting for nodes (called when GPUs are freed).
+  void retry_waiting_for_nodes();
+  bool is_admitted(uint32_t key) const { return slot_[key] != kNoSlot; }
+  bool is_evicted(uint32_t key) const { return slot_[key] != kNoSlot && adm_[slot_[key]].evicted; }
+  NodeId cq_of(uint32_t key) const { return info_[key].cq; }
+
+  // Placement hook: returns false when the workload cannot be placed now.
+  using PlaceFn = std::function<bool(uint32_t key)>;
+  // Evictions the cycle issued: (victim key, preemptor key, reason).
+  struct Eviction {
+    uint32_t victim, by;
+    Reason reason;
+  };
+
+  // One scheduling cycle at time `now`. Returns false if there were no heads.
+  bool cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& records, std::vector<Eviction>& evictions);
+  // Cycles until no CQ has a head that can still make progress at this instant.
+  void pass(double now, const PlaceFn& place, std::vector<CycleRecord>& records, std::vector<Eviction>& evictions);
+
+  size_t pending_in(NodeId cq) const { return heap_[cq].size() + inadmissible_[cq].size() + (sticky_[cq] != kNoKey); }
+
+ private:
+  static constexpr uint32_t kNoSlot = 0xffffffffu;
+  static constexpr uint32_t kNoKey = 0xffffffffu;
+  enum class Where : uint8_t { None, Heap, Inadmissible, Sticky, Admitted, WaitingNodes, Head };
+  struct Info {
+    NodeId cq = kNoNode;
+    int32_t priority = 0;
+    double queue_ts = 0;
+    uint32_t uid = 0;
+    Request req{};
+    Where where = Where::None;
+  };
+  struct Entry {
+    uint32_t key;
+    Assignment a;
+    uint32_t t_off = 0, t_cnt = 0;
+  };
+  bool heap_less(uint32_t a, uint32_t b) const;  // true if a is served after b
+  void push_heap(uint32_t key);
+  uint32_t pop_heap(NodeId cq);
+  void to_inadmissible(uint32_t key);
+  void retry_inadmissible(NodeId root);
+  Preemptor preemptor_of(uint32_t key) const;
+
+  Model m_;
+  CoreSettings s_;
+  AdmittedSet adm_;
+  Preemption pre_;
+  FlavorAssigner fa_;
+  std::vector<Info> info_;
+  std::vector<uint32_t> slot_;  // by key: admitted slot
+  std::vector<std::vector<uint32_t>> heap_, inadmissible_;  // by CQ node
+  std::vector<uint32_t> sticky_;  // by CQ node
+  std::vector<uint8_t> blocked_;  // by CQ node, for the current pass
+  std::vector<uint32_t> waiting_nodes_;
+  std::vector<NodeId> cq_nodes_;
+  // Cycle scratch, reused.
+  std::vector<Entry> entries_;
+  std::vector<Target> tpool_, tbuf_;
+  std::vector<Qty> saved_usage_;
+  std::vector<uint8_t> claimed_;  // by admitted slot
+  std::vector<uint32_t> claimed_list_;
+  std::vector<uint8_t> root_assigned_;  // by node (legacy rule)
+};
+
+}  // namespace floorsim::kueue
