@@ -1,0 +1,162 @@
+#include "fabric/maxmin.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace floorsim::fabric {
+
+void MaxMinSolver::solve(const FlowSet& s, std::vector<double>& rates) {
+  const size_t n = s.flows();
+  if (all_.size() != n) {
+    all_.resize(n);
+    std::iota(all_.begin(), all_.end(), 0u);
+  }
+  solve(s, all_, rates);
+}
+
+void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std::vector<double>& rates) {
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  if (rates.size() < s.flows()) rates.resize(s.flows());
+  if (link_pos_.size() < s.links()) link_pos_.resize(s.links(), kNone);
+  if (frozen_.size() < s.flows()) frozen_.resize(s.flows(), 0);
+  rounds_ = 0;
+
+  // Links touched by the active flows, with their unfrozen-flow counts.
+  touched_.clear();
+  unfrozen_.clear();
+  for (uint32_t f : active) {
+    frozen_[f] = 0;
+    const uint32_t b = s.flow_offsets[f], e = s.flow_offsets[f + 1];
+    if (b == e) {  // no fabric link: unconstrained
+      rates[f] = std::numeric_limits<double>::infinity();
+      frozen_[f] = 1;
+      continue;
+    }
+    for (uint32_t i = b; i < e; ++i) {
+      const uint32_t l = s.flow_links[i];
+      if (link_pos_[l] == kNone) {
+        link_pos_[l] = static_cast<uint32_t>(touched_.size());
+        touched_.push_back(l);
+        unfrozen_.push_back(0);
+      }
+      unfrozen_[link_pos_[l]] += 1;
+    }
+  }
+  const size_t nt = touched_.size();
+  remaining_.resize(nt);
+  share_.resize(nt);
+  for (size_t k = 0; k < nt; ++k) remaining_[k] = s.link_capacity_bytes_per_s[touched_[k]];
+
+  // Transpose: touched link -> its active flows.
+  lf_off_.assign(nt + 1, 0);
+  for (size_t k = 0; k < nt; ++k) lf_off_[k + 1] = lf_off_[k] + static_cast<uint32_t>(unfrozen_[k]);
+  lf_fill_.assign(lf_off_.begin(), lf_off_.end() - 1);
+  lf_flows_.resize(lf_off_[nt]);
+  for (uint32_t f : active)
+    for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i)
+      lf_flows_[lf_fill_[link_pos_[s.flow_links[i]]]++] = f;
+
+  live_.resize(nt);
+  std::iota(live_.begin(), live_.end(), 0u);
+  while (!live_.empty()) {
+    ++rounds_;
+    double m = std::numeric_limits<double>::infinity();
+    for (uint32_t k : live_) {
+      share_[k] = remaining_[k] / unfrozen_[k];
+      if (share_[k] < m) m = share_[k];
+    }
+    hit_.clear();
+    for (uint32_t k : live_)
+      if (share_[k] == m) hit_.push_back(k);
+    for (uint32_t k : hit_) {
+      for (uint32_t i = lf_off_[k]; i < lf_off_[k + 1]; ++i) {
+        const uint32_t f = lf_flows_[i];
+        if (frozen_[f]) continue;
+        frozen_[f] = 1;
+        rates[f] = m;
+        for (uint32_t j = s.flow_offsets[f]; j < s.flow_offsets[f + 1]; ++j) {
+          const uint32_t pk = link_pos_[s.flow_links[j]];
+          remaining_[pk] -= m;
+          unfrozen_[pk] -= 1;
+        }
+      }
+    }
+    next_live_.clear();
+    for (uint32_t k : live_)
+      if (unfrozen_[k] > 0) next_live_.push_back(k);
+    live_.swap(next_live_);
+  }
+  for (uint32_t l : touched_) link_pos_[l] = kNone;  // reset only what we touched
+}
+
+Completion complete(const FlowSet& s, MaxMinSolver& solver) {
+  const size_t n = s.flows();
+  Completion c;
+  c.finish_s.assign(n, 0);
+  c.link_bytes.assign(s.links(), 0);
+  if (n == 0) return c;
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  auto start = [&](uint32_t f) { return s.flow_start_s.empty() ? 0.0 : s.flow_start_s[f]; };
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return start(a) < start(b); });
+  std::vector<double> rem(s.flow_size_bytes.begin(), s.flow_size_bytes.end());
+  if (rem.size() != n) throw std::invalid_argument("flow_size_bytes must have one entry per flow");
+  std::vector<double> rates(n, 0);
+  std::vector<uint32_t> active, still;
+  size_t next = 0;
+  double t = start(order[0]);
+  c.first_s = t;
+  while (next < n || !active.empty()) {
+    if (active.empty()) t = std::max(t, start(order[next]));
+    while (next < n && start(order[next]) <= t) {
+      const uint32_t f = order[next++];
+      if (rem[f] <= 0) c.finish_s[f] = t;  // empty flow: done on arrival
+      else active.push_back(f);
+    }
+    if (active.empty()) continue;
+    solver.solve(s, active, rates);
+    ++c.solves;
+    double dt = std::numeric_limits<double>::infinity();
+    for (uint32_t f : active) dt = std::min(dt, rem[f] / rates[f]);
+    const bool arrival_first = next < n && start(order[next]) < t + dt;
+    const double t_next = arrival_first ? start(order[next]) : t + dt;
+    const double step = t_next - t;
+    still.clear();
+    for (uint32_t f : active) {
+      const double r = rates[f];
+      const bool done = !arrival_first && rem[f] / r <= dt * (1 + 1e-12);
+      const double moved = done ? rem[f] : (std::isinf(r) ? rem[f] : r * step);
+      for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i) c.link_bytes[s.flow_links[i]] += moved;
+      if (done) {
+        rem[f] = 0;
+        c.finish_s[f] = t_next;
+      } else {
+        rem[f] -= moved;
+        still.push_back(f);
+      }
+    }
+    active.swap(still);
+    t = t_next;
+  }
+  c.makespan_s = t;
+  return c;
+}
+
+DurationStats duration_stats(std::vector<double> d) {
+  DurationStats s;
+  s.count = d.size();
+  if (d.empty()) return s;
+  std::sort(d.begin(), d.end());
+  s.slowest_s = d.back();
+  double sum = 0;
+  for (double v : d) sum += v;
+  s.mean_s = sum / static_cast<double>(d.size());
+  const size_t rank = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(d.size())));
+  s.p99_s = d[rank == 0 ? 0 : rank - 1];
+  return s;
+}
+
+}  // namespace floorsim::fabric

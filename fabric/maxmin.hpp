@@ -1,0 +1,63 @@
+#pragma once
+// Max-min fair rates by progressive filling, and flow completion times with arrivals and
+// departures (spec fabric §3).
+//
+// The closed step, exactly as computed here (kernels/ must reproduce it to 1e-9 relative):
+//   per link l touched by an unfrozen flow:  share_l = remaining_l / unfrozen_l,
+//     remaining_l = c_l minus the rates of flows already frozen on l (subtracted one by one in
+//     freezing order), unfrozen_l = number of unfrozen flows on l (as a double);
+//   m = min_l share_l; every link with share_l == m (exact floating-point equality: m is one of
+//   those same values) freezes all its unfrozen flows at rate m. Repeat until all are frozen.
+//   At most #links rounds; each round costs O(live links + links of the flows it freezes).
+// A flow that lists no link (src == dst) gets rate +infinity. A flow must not list a link twice.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "fabric/flow_set.hpp"
+
+namespace floorsim::fabric {
+
+// Holds the scratch arrays, so repeated solves (event loops, benchmarks) do not allocate once
+// the buffers have grown to the problem size. Not thread-safe; use one per thread.
+class MaxMinSolver {
+ public:
+  // Rates of the flows in `active` (indices into s); rates[f] is written for those only.
+  // `rates` is resized to s.flows() if smaller.
+  void solve(const FlowSet& s, std::span<const uint32_t> active, std::vector<double>& rates);
+  // All flows of s.
+  void solve(const FlowSet& s, std::vector<double>& rates);
+  uint32_t last_rounds() const { return rounds_; }
+
+ private:
+  std::vector<uint32_t> all_;          // 0..n-1 for solve(s, rates)
+  std::vector<uint32_t> link_pos_;     // by link id: position in touched_ (valid while touched)
+  std::vector<uint32_t> touched_;      // link ids used by active flows
+  std::vector<double> remaining_;      // by touched position
+  std::vector<double> unfrozen_;       // by touched position (count, as double)
+  std::vector<double> share_;          // by touched position
+  std::vector<uint32_t> lf_off_, lf_flows_, lf_fill_;  // touched link -> active flows (CSR)
+  std::vector<uint32_t> live_, next_live_, hit_;       // touched positions still in play
+  std::vector<uint8_t> frozen_;        // by flow index
+  uint32_t rounds_ = 0;
+};
+
+// Completion times with arrivals (flow_start_s) and departures: rates re-solved at each
+// arrival and departure (spec §3). Flows finishing within 1e-12 relative of the same instant
+// depart together.
+struct Completion {
+  std::vector<double> finish_s;         // by flow
+  std::vector<double> link_bytes;       // bytes carried per link over the whole run
+  double first_s = 0, makespan_s = 0;   // first arrival, last departure
+  uint32_t solves = 0;
+};
+Completion complete(const FlowSet& s, MaxMinSolver& solver);
+
+// Summary of completion durations (finish - start): p99 is nearest-rank.
+struct DurationStats {
+  double slowest_s = 0, mean_s = 0, p99_s = 0;
+  uint64_t count = 0;
+};
+DurationStats duration_stats(std::vector<double> durations_s);
+
+}  // namespace floorsim::fabric
