@@ -39,11 +39,17 @@ struct JobRun {
   SimTime work_done_s = 0;        // checkpointed progress carried over requeues
   SimTime lost_gpu_s = 0;         // GPU-seconds of work thrown away by interruptions
   SimTime alloc_gpu_s = 0;        // GPU-seconds allocated over all runs
+  SimTime stop_s = -1;            // a preemption with grace time takes effect then (-1 = none)
   uint32_t alloc_offset = 0;      // into Snapshot::allocations while running
   uint32_t alloc_count = 0;
   uint16_t requeues = 0;
   uint16_t preemptions = 0;
   uint16_t reason = 0;            // scheduler's last pending reason code (0 = none)
+  uint32_t epoch = 0;             // bumped at every start: end events of older runs are stale
+  uint16_t cascade_preemptions = 0;  // preemptions of this job caused by a job that was itself
+                                     // preempted earlier (cascading preemption)
+  bool suspended = false;         // pending because it was suspended, not queued
+  uint8_t stop_how = 0;           // engine-private: what a delayed preemption will do
   JobState state = JobState::Pending;
 };
 

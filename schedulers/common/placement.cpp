@@ -1,0 +1,61 @@
+#include "schedulers/common/placement.hpp"
+
+namespace floorsim::placement {
+namespace {
+
+template <class Allowed>
+bool fit(const JobSpec& job, std::span<const int32_t> free, Allowed allowed, std::vector<NodeShare>& out) {
+  out.clear();
+  const size_t n = free.size();
+  if (job.gpus <= 0 || job.nodes > job.gpus) return false;  // the runner rejects such jobs
+  if (job.nodes <= 0) {
+    for (size_t i = 0; i < n; ++i)
+      if (allowed(i) && free[i] >= job.gpus) {
+        out.push_back({static_cast<NodeIdx>(i), job.gpus});
+        return true;
+      }
+    int32_t need = job.gpus;
+    for (size_t i = 0; i < n && need > 0; ++i) {
+      if (!allowed(i) || free[i] <= 0) continue;
+      const int32_t g = free[i] < need ? free[i] : need;
+      out.push_back({static_cast<NodeIdx>(i), g});
+      need -= g;
+    }
+    if (need > 0) {
+      out.clear();
+      return false;
+    }
+    return true;
+  }
+  const int32_t base = job.gpus / job.nodes;
+  int32_t big = job.gpus % job.nodes;     // nodes that take base+1
+  int32_t small = job.nodes - big;        // nodes that take base
+  for (size_t i = 0; i < n && (big > 0 || small > 0); ++i) {
+    if (!allowed(i)) continue;
+    if (big > 0 && free[i] >= base + 1) {
+      out.push_back({static_cast<NodeIdx>(i), base + 1});
+      --big;
+    } else if (small > 0 && free[i] >= base) {
+      out.push_back({static_cast<NodeIdx>(i), base});
+      --small;
+    }
+  }
+  if (big > 0 || small > 0) {
+    out.clear();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool first_fit(const JobSpec& job, std::span<const int32_t> free, std::vector<NodeShare>& out) {
+  return fit(job, free, [](size_t) { return true; }, out);
+}
+
+bool first_fit_masked(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
+                      std::vector<NodeShare>& out) {
+  return fit(job, free, [&](size_t i) { return allowed[i] != 0; }, out);
+}
+
+}  // namespace floorsim::placement

@@ -1,0 +1,187 @@
+#include "sim/app/runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "schedulers/registry.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::app {
+
+std::string dump(const json& j) { return j.dump(2) + "\n"; }
+
+namespace {
+
+// Numbers in CSV: shortest round-trip form, empty for "unknown".
+std::string num(double v) { return v < 0 ? std::string() : fmt::format("{}", v); }
+
+// CSV field quoting (RFC 4180) for names that may hold commas or quotes.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+json nullable(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+}  // namespace
+
+RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
+  const SchedulerEntry* entry = find_scheduler(sc.resolved["scheduler"]["type"]);
+  SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+  std::unique_ptr<Scheduler> sched = entry->make(sc.resolved["scheduler"], ctx);
+  EngineConfig ec = sc.engine;
+  ec.check_invariants = ec.check_invariants || opts.check_invariants;
+  Engine engine(sc.workload, sc.cluster, *sched, ec, sc.floors);
+  engine.add_node_events(sc.node_events);
+  engine.run();
+
+  const auto& jobs = sc.workload.jobs;
+  const auto& runs = engine.runs();
+  const auto& strings = sc.workload.strings;
+  RunResult res;
+  res.stats = engine.stats();
+
+  // Per-job figures and per-class aggregation.
+  struct ClassAcc {
+    size_t jobs = 0;
+    std::vector<double> waits;
+    double gpu_s_alloc = 0, lost = 0;
+    uint64_t preemptions = 0, requeues = 0, deadline_jobs = 0, deadline_misses = 0;
+    double margin = std::numeric_limits<double>::infinity();
+  };
+  std::map<StrId, ClassAcc> acc;
+  for (StrId k : sc.classes) acc[k];
+  std::vector<double> waits, recorded_waits, recorded_waits_same;
+  waits.reserve(jobs.size());
+  std::map<std::string, size_t> by_state;
+  SimTime first_submit = jobs.empty() ? 0 : jobs.front().submit_s, last_end = first_submit;
+  double gpu_s_total = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobSpec& j = jobs[i];
+    const JobRun& r = runs[i];
+    ClassAcc& a = acc[j.klass];
+    ++a.jobs;
+    ++by_state[std::string(to_string(r.state == JobState::Unstarted ? JobState::Pending : r.state))];
+    double alloc = r.alloc_gpu_s;
+    if (r.state == JobState::Running) alloc += (engine.now() - r.start_s) * j.gpus;  // horizon cut
+    a.gpu_s_alloc += alloc;
+    gpu_s_total += alloc;
+    a.lost += r.lost_gpu_s;
+    a.preemptions += r.preemptions;
+    a.requeues += r.requeues;
+    if (r.first_start_s >= 0) {
+      const double w = r.first_start_s - j.submit_s;
+      waits.push_back(w);
+      a.waits.push_back(w);
+      if (j.recorded_start_s >= 0) {
+        recorded_waits.push_back(j.recorded_start_s - j.submit_s);
+        recorded_waits_same.push_back(w);
+      }
+    }
+    if (r.end_s >= 0) last_end = std::max(last_end, r.end_s);
+    if (j.deadline_s != kNever) {
+      ++a.deadline_jobs;
+      const double end = r.end_s >= 0 && r.state == JobState::Completed ? r.end_s : kNever;
+      a.margin = std::min(a.margin, j.deadline_s - end);
+      if (end > j.deadline_s) ++a.deadline_misses;
+    }
+  }
+  const double makespan = last_end - first_submit;
+  const int64_t total_gpus = sc.cluster.total_gpus();
+
+  json m;
+  m["output_version"] = kOutputVersion;
+  m["scenario"] = sc.resolved["name"];
+  m["scheduler"] = sc.resolved["scheduler"]["type"];
+  m["makespan_s"] = makespan;
+  m["jobs"] = jobs.size();
+  m["events"] = res.stats.events;
+  m["passes"] = res.stats.passes;
+  m["utilization"] = makespan > 0 ? gpu_s_total / (static_cast<double>(total_gpus) * makespan) : 0.0;
+  m["wait_s"] = to_json(wait_stats(waits));
+  m["jobs_by_state"] = by_state;
+  m["preemptions"] = res.stats.preemptions;
+  m["cascade_preemptions"] = res.stats.cascade_preemptions;
+  m["cluster"] = {{"nodes", sc.cluster.nodes()}, {"gpus", total_gpus}};
+  json classes = json::object();
+  const auto& ledger = engine.ledger();
+  for (const auto& [k, a] : acc) {
+    const double entitled = ledger.entitled_gpu_s(k);
+    json c;
+    c["jobs"] = a.jobs;
+    c["wait_s"] = to_json(wait_stats(a.waits));
+    c["gpu_s_allocated"] = a.gpu_s_alloc;
+    c["gpu_s_used"] = a.gpu_s_alloc - a.lost;
+    c["lost_gpu_s"] = a.lost;
+    c["floor_gpus"] = k < sc.floors.size() ? sc.floors[k] : 0;
+    c["floor_attainment"] = entitled > 0 ? ledger.delivered_gpu_s(k) / entitled : 1.0;
+    c["deadline_margin_s"] = a.deadline_jobs ? nullable(a.margin) : json(nullptr);
+    c["deadline_misses"] = a.deadline_misses;
+    c["preemptions"] = a.preemptions;
+    c["requeues"] = a.requeues;
+    classes[strings.str(k)] = c;
+  }
+  m["classes"] = classes;
+  if (!recorded_waits.empty()) {
+    m["validation"] = {{"jobs_with_recorded_start", recorded_waits.size()},
+                       {"recorded_wait_s", to_json(wait_stats(recorded_waits))},
+                       {"simulated_wait_s", to_json(wait_stats(recorded_waits_same))}};
+  }
+  m["workload"] = sc.workload_report;
+  m["scheduler_report"] = sched->report(engine.snapshot());
+  res.metrics = std::move(m);
+
+  if (!opts.render_csv) return res;
+  const auto extra = sched->extra_columns();
+  if (sc.resolved["output"]["jobs_csv"].get<bool>()) {
+    std::string& out = res.jobs_csv;
+    out.reserve(jobs.size() * 96);
+    out += "job_id,class,user,account,qos,partition,gpus,nodes,submit_s,start_s,end_s,wait_s,state,requeues,preemptions,node_list,reason";
+    for (const auto& c : extra) out += "," + c;
+    out += "\n";
+    std::vector<std::string> names, values;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const JobSpec& j = jobs[i];
+      const JobRun& r = runs[i];
+      names.clear();
+      if (r.start_s >= 0)
+        for (const auto& s : engine.final_allocation(static_cast<JobIdx>(i))) names.push_back(sc.cluster.node_names[s.node]);
+      const double wait = r.first_start_s >= 0 ? r.first_start_s - j.submit_s : -1;
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", j.id, csv_field(strings.str(j.klass)),
+                         csv_field(strings.str(j.user)), csv_field(strings.str(j.account)), csv_field(strings.str(j.qos)),
+                         csv_field(strings.str(j.partition)), j.gpus, j.nodes, num(j.submit_s), num(r.first_start_s),
+                         num(r.end_s), num(wait), to_string(r.state), r.requeues, r.preemptions,
+                         csv_field(hostlist(names)), csv_field(std::string(sched->reason_name(r.reason))));
+      if (!extra.empty()) {
+        values.clear();
+        sched->extra_values(static_cast<JobIdx>(i), values);
+        for (const auto& v : values) out += "," + csv_field(v);
+      }
+      out += "\n";
+    }
+  }
+  if (sc.resolved["output"]["timeline"].get<bool>()) {
+    std::string& out = res.timeline_csv;
+    out += "time_s,class,gpus_allocated,gpus_demanded,floor_gpus\n";
+    for (const auto& row : ledger.timeline())
+      out += fmt::format("{},{},{},{},{}\n", row.time_s, csv_field(strings.str(row.klass)), row.gpus_allocated,
+                         row.gpus_demanded, ledger.floor(row.klass));
+  }
+  return res;
+}
+
+void write_run_outputs(const Scenario& sc, const RunResult& r, const std::string& out_dir) {
+  io::AtomicDir dir(out_dir);
+  io::write_file_atomic(dir.file("metrics.json"), dump(r.metrics));
+  io::write_file_atomic(dir.file("scenario.resolved.json"), dump(sc.resolved));
+  if (sc.resolved["output"]["jobs_csv"].get<bool>()) io::write_file_atomic(dir.file("jobs.csv"), r.jobs_csv);
+  if (sc.resolved["output"]["timeline"].get<bool>()) io::write_file_atomic(dir.file("timeline.csv"), r.timeline_csv);
+  dir.commit();
+}
+
+}  // namespace floorsim::app

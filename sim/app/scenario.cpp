@@ -1,0 +1,354 @@
+#include "sim/app/scenario.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "schedulers/registry.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+#include "traces/trace.hpp"
+
+namespace floorsim::app {
+namespace fs = std::filesystem;
+using namespace cfg;
+
+namespace {
+
+std::shared_ptr<ObjectSpec> obj(std::string name, std::string doc, std::vector<Field> fields) {
+  auto s = std::make_shared<ObjectSpec>();
+  s->name = std::move(name);
+  s->doc = std::move(doc);
+  s->fields = std::move(fields);
+  return s;
+}
+
+std::shared_ptr<const ObjectSpec> node_group_spec() {
+  return obj("node_group", "a group of identical nodes",
+             {string("prefix", nullptr, "node name prefix; nodes are named prefix001, prefix002, ...").must(),
+              integer("count", nullptr, "number of nodes").at_least(1).at_most(1000000).must(),
+              integer("gpus_per_node", nullptr, "GPUs per node").at_least(1).at_most(4096).in_unit("gpus").must(),
+              integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = the group is one leaf)").at_least(0)});
+}
+
+std::shared_ptr<const ObjectSpec> cluster_spec() {
+  auto s = obj("cluster", "the nodes and their GPUs",
+               {integer("nodes", 4, "number of nodes (ignored when node_groups is given)").at_least(1).at_most(1000000),
+                integer("gpus_per_node", 8, "GPUs per node (ignored when node_groups is given)").at_least(1).at_most(4096).in_unit("gpus"),
+                string("node_prefix", "gpu", "node name prefix"),
+                integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = one leaf for all)").at_least(0),
+                array_of("node_groups", node_group_spec(), "heterogeneous clusters: groups of nodes, in order")});
+  return s;
+}
+
+std::shared_ptr<const ObjectSpec> trace_spec() {
+  return obj("trace", "a trace file replayed as the workload",
+             {string("path", nullptr, "trace file, relative to the scenario file").must(),
+              choice("format", {"swf", "helios", "philly", "pai", "sacct", "csv"}, nullptr, "trace format").must(),
+              integer("gpus_per_proc", 1, "SWF: GPUs per processor").at_least(1).at_most(1024),
+              choice("missing_time_limit", {"runtime", "unlimited"}, "runtime",
+                     "a job without a time limit gets its runtime (a perfect estimate) or none"),
+              boolean("drop_zero_runtime", false, "drop jobs whose runtime is 0"),
+              integer("max_jobs", 0, "replay only the first N jobs (0 = all)").at_least(0),
+              number("time_scale", 1.0, "multiply inter-arrival times by this (< 1 = more load)").at_least(1e-6).at_most(1e6)});
+}
+
+std::shared_ptr<const ObjectSpec> job_spec() {
+  return obj("job", "one job given inline",
+             {integer("id", nullptr, "job id (kept in outputs); default: position + 1").or_null(),
+              number("submit_s", 0.0, "submit time").at_least(0).in_unit("s"),
+              number("runtime_s", nullptr, "run time if uninterrupted").at_least(0).in_unit("s").must(),
+              number("time_limit_s", nullptr, "time limit; null = the runtime").at_least(0).in_unit("s").or_null(),
+              integer("gpus", nullptr, "total GPUs").at_least(1).in_unit("gpus").must(),
+              integer("nodes", 0, "exact node count (0 = any)").at_least(0),
+              string("user", "", "user"),
+              string("account", "", "account"),
+              string("class", "", "workload class (see class_rule)"),
+              string("qos", "", "QOS or queue"),
+              string("partition", "", "partition"),
+              integer("priority", 0, "job priority hint"),
+              number("deadline_s", nullptr, "absolute deadline").at_least(0).in_unit("s").or_null(),
+              number("checkpoint_interval_s", 0.0, "checkpoint interval (0 = none)").at_least(0).in_unit("s"),
+              boolean("preemptible", false, "may be preempted"),
+              boolean("requeueable", true, "requeued (not killed) on preemption or node failure")});
+}
+
+std::shared_ptr<const ObjectSpec> class_spec() {
+  return obj("class", "a workload class and its guaranteed floor",
+             {integer("floor_gpus", 0, "GPUs guaranteed to the class while it has demand").at_least(0).in_unit("gpus"),
+              string("description", "", "free text")});
+}
+
+std::shared_ptr<const ObjectSpec> class_rule_spec() {
+  return obj("class_rule", "how a job's class is derived",
+             {choice("from", {"class", "account", "qos", "partition", "user"}, "class", "job field that names the class"),
+              map_of("map", Type::String, "field value -> class name (values not listed keep their own name)"),
+              string("default", "default", "class of jobs whose field is empty")});
+}
+
+std::shared_ptr<const ObjectSpec> engine_spec() {
+  return obj("engine", "engine settings",
+             {boolean("enforce_time_limit", true, "kill jobs at their time limit (state TIMEOUT)"),
+              number("horizon_s", nullptr, "stop the simulation at this time (null = run to completion)").at_least(0).in_unit("s").or_null(),
+              number("sched_interval_s", 0.0, "periodic scheduler pass while jobs wait (0 = on events only)").at_least(0).in_unit("s"),
+              number("requeue_delay_s", 0.0, "a requeued job may restart only after this delay").at_least(0).in_unit("s"),
+              boolean("check_invariants", false, "verify allocation invariants after every timestamp (slow)")});
+}
+
+std::shared_ptr<const ObjectSpec> failure_spec() {
+  return obj("failure", "a node failure",
+             {string("node", nullptr, "node name").must(),
+              number("at_s", nullptr, "failure time").at_least(0).in_unit("s").must(),
+              number("duration_s", nullptr, "time until it recovers (null = never)").at_least(0).in_unit("s").or_null()});
+}
+
+std::shared_ptr<const ObjectSpec> output_spec() {
+  return obj("output", "what `run` writes",
+             {boolean("timeline", true, "write timeline.csv"),
+              boolean("jobs_csv", true, "write jobs.csv")});
+}
+
+std::shared_ptr<const ObjectSpec> workload_spec() {
+  auto s = obj("workload", "the jobs: a trace, inline jobs, or both",
+               {object("trace", trace_spec(), "trace to replay"),
+                array_of("jobs", job_spec(), "jobs given inline")});
+  s->fields[0].nullable = true;
+  return s;
+}
+
+}  // namespace
+
+std::shared_ptr<const ObjectSpec> scenario_spec() {
+  auto s = obj("scenario", "a floorsim scenario",
+               {string("name", "scenario", "scenario name (reported in metrics.json)"),
+                string("description", "", "free text"),
+                integer("seed", 1, "random seed for every stochastic part").at_least(0),
+                object("cluster", cluster_spec(), "the cluster"),
+                object("workload", workload_spec(), "the jobs"),
+                map_of("classes", class_spec(), "workload classes by name, with their floors"),
+                object("class_rule", class_rule_spec(), "how jobs map to classes"),
+                any("scheduler", "the scheduler model: {\"type\": one of the models, ...its parameters}"),
+                object("engine", engine_spec(), "engine settings"),
+                array_of("failures", failure_spec(), "node failures"),
+                object("output", output_spec(), "output files")});
+  s->fields[7].def = json{{"type", "easy_backfill"}};
+  return s;
+}
+
+json scenario_schema() {
+  json schema = json_schema(*scenario_spec());
+  json one_of = json::array();
+  for (const auto& e : scheduler_registry()) {
+    json m = json_schema(*e.params());
+    m.erase("$schema");
+    m["description"] = e.doc;
+    one_of.push_back(m);
+  }
+  schema["properties"]["scheduler"] = {{"oneOf", one_of}, {"default", {{"type", "easy_backfill"}}},
+                                       {"description", "the scheduler model and its parameters"}};
+  return schema;
+}
+
+json parse_json_text(const std::string& text, const std::string& file) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // Byte offset -> line number.
+    size_t line = 1;
+    for (size_t i = 0; i < e.byte && i < text.size(); ++i) line += text[i] == '\n';
+    std::string what = e.what();
+    if (auto p = what.find("parse error"); p != std::string::npos) what = what.substr(p);
+    throw InputError(file, std::to_string(line), "invalid JSON (" + what + "); expected a JSON document");
+  }
+}
+
+Scenario load_scenario_file(const std::string& path) {
+  const std::string text = io::read_file(path);
+  json doc = parse_json_text(text, path);
+  std::string base = fs::path(path).parent_path().string();
+  if (base.empty()) base = ".";
+  return load_scenario(doc, path, base);
+}
+
+namespace {
+
+ClusterConfig build_cluster(const json& c) {
+  ClusterConfig out;
+  if (c.contains("node_groups") && !c["node_groups"].empty()) {
+    uint32_t leaf_base = 0;
+    for (const auto& g : c["node_groups"]) {
+      ClusterConfig part = uniform_cluster(g["prefix"], g["count"].get<size_t>(), g["gpus_per_node"].get<int32_t>(),
+                                           g["nodes_per_leaf"].get<size_t>());
+      for (size_t i = 0; i < part.nodes(); ++i) {
+        out.node_names.push_back(part.node_names[i]);
+        out.node_gpus.push_back(part.node_gpus[i]);
+        out.node_leaf.push_back(leaf_base + part.node_leaf[i]);
+      }
+      for (const auto& l : part.leaf_names) out.leaf_names.push_back(g["prefix"].get<std::string>() + "-" + l);
+      leaf_base = static_cast<uint32_t>(out.leaf_names.size());
+    }
+  } else {
+    out = uniform_cluster(c["node_prefix"], c["nodes"].get<size_t>(), c["gpus_per_node"].get<int32_t>(),
+                          c["nodes_per_leaf"].get<size_t>());
+  }
+  return out;
+}
+
+}  // namespace
+
+Scenario load_scenario(const json& doc, const std::string& file, const std::string& base_dir) {
+  Scenario sc;
+  sc.file = file;
+  sc.base_dir = base_dir;
+  json r = resolve(doc, *scenario_spec(), "", file);
+
+  // The scheduler block: its "type" picks the model whose spec validates the rest.
+  const json& sb = r["scheduler"];
+  if (!sb.is_object()) fail(file, "/scheduler", "expected an object with a \"type\"");
+  if (!sb.contains("type") || !sb["type"].is_string()) fail(file, "/scheduler/type", "missing scheduler type; expected a string naming a model");
+  const std::string type = sb["type"];
+  const SchedulerEntry* entry = find_scheduler(type);
+  if (!entry) {
+    std::string names;
+    for (const auto& e : scheduler_registry()) names += (names.empty() ? "" : ", ") + e.type;
+    fail(file, "/scheduler/type", fmt::format("unknown scheduler \"{}\"; expected one of: {}", type, names));
+  }
+  r["scheduler"] = resolve(sb, *entry->params(), "/scheduler", file);
+  sc.seed = r["seed"].get<uint64_t>();
+  sc.cluster = build_cluster(r["cluster"]);
+  const int64_t total_gpus = sc.cluster.total_gpus();
+  const int32_t max_node = sc.cluster.max_node_gpus();
+
+  // Workload: trace, then inline jobs.
+  Workload& w = sc.workload;
+  json report = json::object();
+  const json& wl = r["workload"];
+  if (wl.contains("trace") && !wl["trace"].is_null()) {
+    const json& t = wl["trace"];
+    traces::ReadOptions o;
+    o.gpus_per_proc = t["gpus_per_proc"];
+    o.missing_limit_is_runtime = t["missing_time_limit"] == "runtime";
+    o.drop_zero_runtime = t["drop_zero_runtime"];
+    o.max_jobs = t["max_jobs"].get<size_t>();
+    fs::path p = t["path"].get<std::string>();
+    if (p.is_relative()) p = fs::path(base_dir) / p;
+    auto data = traces::read_trace(p.lexically_normal().string(), traces::parse_format(t["format"]), o);
+    w = std::move(data.workload);
+    const double scale = t["time_scale"];
+    if (scale != 1.0 && !w.jobs.empty()) {
+      const SimTime t0 = w.jobs.front().submit_s;
+      for (auto& j : w.jobs) j.submit_s = t0 + (j.submit_s - t0) * scale;
+    }
+    report["trace"] = {{"file", data.report.file}, {"format", data.report.format}, {"rows", data.report.rows},
+                       {"jobs", data.report.jobs}, {"skipped", data.report.skipped}, {"adjusted", data.report.adjusted}};
+  }
+  const json& inl = wl.contains("jobs") ? wl["jobs"] : json::array();
+  for (size_t i = 0; i < inl.size(); ++i) {
+    const json& j = inl[i];
+    JobSpec js;
+    js.id = j["id"].is_null() ? static_cast<int64_t>(w.jobs.size() + 1) : j["id"].get<int64_t>();
+    js.submit_s = j["submit_s"];
+    js.runtime_s = j["runtime_s"];
+    js.time_limit_s = j["time_limit_s"].is_null() ? js.runtime_s : j["time_limit_s"].get<double>();
+    js.gpus = j["gpus"];
+    js.nodes = j["nodes"];
+    js.user = w.strings.intern(j["user"].get<std::string>());
+    js.account = w.strings.intern(j["account"].get<std::string>());
+    js.klass = w.strings.intern(j["class"].get<std::string>());
+    js.qos = w.strings.intern(j["qos"].get<std::string>());
+    js.partition = w.strings.intern(j["partition"].get<std::string>());
+    js.priority = j["priority"];
+    js.deadline_s = j["deadline_s"].is_null() ? kNever : j["deadline_s"].get<double>();
+    js.checkpoint_interval_s = j["checkpoint_interval_s"];
+    js.preemptible = j["preemptible"];
+    js.requeueable = j["requeueable"];
+    w.jobs.push_back(js);
+  }
+  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
+    return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
+  });
+
+  // Every job must be able to run on this cluster.
+  size_t clamped_nodes = 0;
+  for (size_t i = 0; i < w.jobs.size(); ++i) {
+    JobSpec& j = w.jobs[i];
+    if (j.gpus <= 0)
+      fail(file, "/workload", fmt::format("job {} asks for {} GPUs; expected at least 1 (CPU-only jobs are not simulated)", j.id, j.gpus));
+    if (j.nodes > j.gpus) {  // e.g. Helios rows with node_num > gpu_num: one GPU per node at most
+      j.nodes = j.gpus;
+      ++clamped_nodes;
+    }
+    const bool too_big = j.gpus > total_gpus || static_cast<size_t>(j.nodes) > sc.cluster.nodes() ||
+                         (j.nodes > 0 && (j.gpus + j.nodes - 1) / j.nodes > max_node);
+    if (too_big)
+      fail(file, "/workload", fmt::format("job {} needs {} GPUs on {} nodes; the cluster has {} GPUs on {} nodes of at most {}",
+                                          j.id, j.gpus, j.nodes == 0 ? std::string("any") : std::to_string(j.nodes), total_gpus,
+                                          sc.cluster.nodes(), max_node));
+  }
+  if (clamped_nodes) report["adjusted"]["nodes_clamped_to_gpus"] = clamped_nodes;
+
+  // Classes: the rule maps a job field to a class name.
+  const json& rule = r["class_rule"];
+  const std::string from = rule["from"];
+  const StrId def_class = w.strings.intern(rule["default"].get<std::string>());
+  std::map<StrId, StrId> remap;
+  if (rule.contains("map"))
+    for (auto it = rule["map"].begin(); it != rule["map"].end(); ++it)
+      remap[w.strings.intern(it.key())] = w.strings.intern(it.value().get<std::string>());
+  for (auto& j : w.jobs) {
+    StrId v = from == "class" ? j.klass : from == "account" ? j.account : from == "qos" ? j.qos
+            : from == "partition" ? j.partition : j.user;
+    if (auto it = remap.find(v); it != remap.end()) v = it->second;
+    j.klass = v == 0 ? def_class : v;
+  }
+  // Declared classes first (in name order, as JSON objects are), then any others seen.
+  std::vector<uint8_t> listed(w.strings.size() + r["classes"].size() + 1, 0);
+  for (auto it = r["classes"].begin(); it != r["classes"].end(); ++it) {
+    const StrId k = w.strings.intern(it.key());
+    if (listed.size() <= k) listed.resize(k + 1, 0);
+    sc.floors.resize(std::max<size_t>(sc.floors.size(), k + 1), 0);
+    sc.floors[k] = it.value()["floor_gpus"];
+    sc.classes.push_back(k);
+    listed[k] = 1;
+  }
+  std::vector<StrId> seen;
+  for (const auto& j : w.jobs)
+    if (j.klass >= listed.size() || !listed[j.klass]) {
+      if (listed.size() <= j.klass) listed.resize(j.klass + 1, 0);
+      listed[j.klass] = 1;
+      seen.push_back(j.klass);
+    }
+  std::sort(seen.begin(), seen.end(), [&](StrId a, StrId b) { return w.strings.str(a) < w.strings.str(b); });
+  sc.classes.insert(sc.classes.end(), seen.begin(), seen.end());
+  sc.floors.resize(w.strings.size(), 0);
+  int64_t floor_sum = 0;
+  for (auto f : sc.floors) floor_sum += f;
+  report["floors_gpus_total"] = floor_sum;
+
+  // Engine and failures.
+  const json& e = r["engine"];
+  sc.engine.enforce_time_limit = e["enforce_time_limit"];
+  sc.engine.horizon_s = e["horizon_s"].is_null() ? kNever : e["horizon_s"].get<double>();
+  sc.engine.sched_interval_s = e["sched_interval_s"];
+  sc.engine.requeue_delay_s = e["requeue_delay_s"];
+  sc.engine.check_invariants = e["check_invariants"];
+  sc.engine.keep_timeline = r["output"]["timeline"];
+  const json& fl = r.contains("failures") ? r["failures"] : json::array();
+  for (size_t i = 0; i < fl.size(); ++i) {
+    const std::string name = fl[i]["node"];
+    auto it = std::find(sc.cluster.node_names.begin(), sc.cluster.node_names.end(), name);
+    if (it == sc.cluster.node_names.end())
+      fail(file, child(child("/failures", i), "node"), fmt::format("unknown node \"{}\"; expected a node name such as \"{}\"", name, sc.cluster.node_names.front()));
+    const NodeIdx n = static_cast<NodeIdx>(it - sc.cluster.node_names.begin());
+    const double at = fl[i]["at_s"];
+    sc.node_events.push_back({at, n, false});
+    if (!fl[i]["duration_s"].is_null()) sc.node_events.push_back({at + fl[i]["duration_s"].get<double>(), n, true});
+  }
+  sc.workload_report = report;
+  sc.resolved = std::move(r);
+  return sc;
+}
+
+}  // namespace floorsim::app

@@ -1,0 +1,47 @@
+#pragma once
+// Scenario JSON: the one description of a simulation (cluster, workload, classes and floors,
+// scheduler, engine settings, failures). Parsed strictly against a declarative spec; every
+// default is filled in (that resolved document is written as scenario.resolved.json).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/cluster.hpp"
+#include "sim/core/config_spec.hpp"
+#include "sim/core/engine.hpp"
+#include "sim/core/types.hpp"
+
+namespace floorsim::app {
+
+using json = nlohmann::json;
+
+// The scenario spec. The "scheduler" block is resolved separately against the chosen model's
+// own spec (schedulers/registry.hpp), so the root spec treats it as open here.
+std::shared_ptr<const cfg::ObjectSpec> scenario_spec();
+// The published JSON Schema: the root spec with "scheduler" as oneOf the registered models.
+json scenario_schema();
+
+struct Scenario {
+  json resolved;              // every default written in
+  std::string file;           // for error messages ("" for in-memory documents)
+  std::string base_dir;       // relative paths resolve against this
+  Workload workload;          // sorted by (submit_s, id); classes assigned
+  ClusterConfig cluster;
+  EngineConfig engine;
+  std::vector<int32_t> floors;  // by class StrId
+  std::vector<StrId> classes;   // declared + seen classes, in output order
+  std::vector<NodeEvent> node_events;
+  json workload_report;       // trace reader report and adjustments
+  uint64_t seed = 1;
+};
+
+// Parses, validates and loads (reads traces). Throws InputError naming the file and JSON
+// pointer (or the trace file and line).
+Scenario load_scenario_file(const std::string& path);
+Scenario load_scenario(const json& doc, const std::string& file, const std::string& base_dir);
+// Parses JSON text with line numbers in syntax errors.
+json parse_json_text(const std::string& text, const std::string& file);
+
+}  // namespace floorsim::app

@@ -1,0 +1,97 @@
+// floorsim run / validate / schema.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "schedulers/registry.hpp"
+#include "sim/app/runner.hpp"
+#include "sim/app/scenario.hpp"
+#include "sim/cli/verbs.hpp"
+#include "sim/core/error.hpp"
+
+namespace floorsim::cli {
+
+namespace {
+
+void print_summary(const app::Scenario& sc, const app::RunResult& r, std::ostream& os) {
+  const auto& m = r.metrics;
+  os << fmt::format("scenario {} under {}: {} jobs, makespan {:.0f} s, utilization {:.3f}, {} events, {} passes\n",
+                    m["scenario"].get<std::string>(), m["scheduler"].get<std::string>(), m["jobs"].get<size_t>(),
+                    m["makespan_s"].get<double>(), m["utilization"].get<double>(), m["events"].get<uint64_t>(),
+                    m["passes"].get<uint64_t>());
+  os << fmt::format("wait_s: mean {:.1f}  p50 {:.1f}  p95 {:.1f}  p99 {:.1f}  max {:.1f}\n", m["wait_s"]["mean"].get<double>(),
+                    m["wait_s"]["p50"].get<double>(), m["wait_s"]["p95"].get<double>(), m["wait_s"]["p99"].get<double>(),
+                    m["wait_s"]["max"].get<double>());
+  os << fmt::format("{:<16} {:>8} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "class", "jobs", "floor", "attain", "p99_wait", "preempt",
+                    "margin_s");
+  for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it) {
+    const auto& c = it.value();
+    os << fmt::format("{:<16} {:>8} {:>10} {:>10.3f} {:>10.1f} {:>10} {:>12}\n", it.key(), c["jobs"].get<size_t>(),
+                      c["floor_gpus"].get<int64_t>(), c["floor_attainment"].get<double>(), c["wait_s"]["p99"].get<double>(),
+                      c["preemptions"].get<uint64_t>(),
+                      c["deadline_margin_s"].is_null() ? std::string("-") : fmt::format("{:.0f}", c["deadline_margin_s"].get<double>()));
+  }
+}
+
+}  // namespace
+
+int verb_run(const Args& args) {
+  po::options_description opts;
+  std::string scenario, out;
+  bool check = false, quiet = false;
+  opts.add_options()("scenario", po::value(&scenario)->required(), "scenario JSON file")
+      ("out,o", po::value(&out)->default_value("out"), "output directory (replaced atomically)")
+      ("check-invariants", po::bool_switch(&check)->default_value(false), "verify engine invariants after every timestamp (slow)")
+      ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print nothing on success");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse(args, "run", "SCENARIO.json [--out DIR]", opts, pos, vm)) return 0;
+  const app::Scenario sc = app::load_scenario_file(scenario);
+  app::RunOptions ro;
+  ro.check_invariants = check;
+  const app::RunResult r = app::run_scenario(sc, ro);
+  app::write_run_outputs(sc, r, out);
+  if (!quiet) {
+    print_summary(sc, r, std::cout);
+    std::cout << "wrote " << out << "/{metrics.json,jobs.csv,timeline.csv,scenario.resolved.json}\n";
+  }
+  return 0;
+}
+
+int verb_validate(const Args& args) {
+  po::options_description opts;
+  std::string scenario;
+  bool quiet = false;
+  opts.add_options()("scenario", po::value(&scenario)->required(), "scenario JSON file")
+      ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print nothing on success, only the exit code");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse(args, "validate", "SCENARIO.json", opts, pos, vm)) return 0;
+  const app::Scenario sc = app::load_scenario_file(scenario);
+  if (!quiet) std::cout << app::dump(sc.resolved);
+  return 0;
+}
+
+int verb_schema(const Args& args) {
+  po::options_description opts;
+  std::string format;
+  opts.add_options()("format", po::value(&format)->default_value("json"),
+                     "json: the JSON Schema; table: every key with its type, default and meaning");
+  po::positional_options_description pos;
+  po::variables_map vm;
+  if (!parse(args, "schema", "[--format json|table]", opts, pos, vm)) return 0;
+  if (format == "json") {
+    std::cout << app::dump(app::scenario_schema());
+  } else if (format == "table") {
+    std::cout << "scenario keys (key (type, default): meaning)\n" << cfg::describe(*app::scenario_spec(), 2);
+    for (const auto& e : scheduler_registry())
+      std::cout << "\nscheduler \"" << e.type << "\": " << e.doc << "\n" << cfg::describe(*e.params(), 2);
+  } else {
+    throw UsageError("--format must be json or table, got '" + format + "'");
+  }
+  return 0;
+}
+
+}  // namespace floorsim::cli

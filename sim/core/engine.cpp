@@ -1,0 +1,413 @@
+#include "sim/core/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace floorsim {
+
+Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler& scheduler,
+               EngineConfig config, std::vector<int32_t> floors)
+    : wl_(workload), cluster_(cluster), sched_(scheduler), cfg_(config) {
+  runs_.resize(wl_.jobs.size());
+  removed_.resize(wl_.jobs.size(), 0);
+  free_gpus_ = cluster_.node_gpus;
+  node_up_.assign(cluster_.nodes(), 1);
+  for (auto g : free_gpus_) total_free_ += g;
+  total_up_ = total_free_;
+  floors.resize(std::max(floors.size(), wl_.strings.size()), 0);
+  ledger_.init(std::move(floors), cfg_.keep_timeline);
+  // Generous reservations so that steady-state passes never reallocate.
+  pending_.reserve(1024);
+  running_.reserve(1024);
+  alloc_pool_.reserve(wl_.jobs.size() + 16);
+  if (!wl_.jobs.empty()) stats_.first_submit_s = wl_.jobs.front().submit_s;
+}
+
+void Engine::add_node_events(std::vector<NodeEvent> events) {
+  for (auto& e : events) {
+    if (e.node >= cluster_.nodes()) throw std::out_of_range("node event for unknown node");
+    node_events_.push_back(e);
+    push(e.at_s, EventKind::Node, static_cast<uint32_t>(node_events_.size() - 1));
+  }
+}
+
+void Engine::push(SimTime t, EventKind k, uint32_t a, uint32_t b) { events_.push({t, k, seq_++, a, b}); }
+
+Snapshot Engine::snapshot() const {
+  Snapshot s;
+  s.now = now_;
+  s.jobs = wl_.jobs;
+  s.runs = runs_;
+  s.pending = std::span<const JobIdx>(pending_).subspan(pending_head_);
+  s.running = running_;
+  s.allocations = alloc_pool_;
+  s.cluster.capacity_gpus = cluster_.node_gpus;
+  s.cluster.free_gpus = free_gpus_;
+  s.cluster.node_up = node_up_;
+  s.cluster.node_leaf = cluster_.node_leaf;
+  s.cluster.total_free_gpus = total_free_;
+  s.cluster.total_up_gpus = total_up_;
+  s.strings = &wl_.strings;
+  return s;
+}
+
+void Engine::notify(JobEvent::Kind kind, JobIdx j, JobState s) {
+  sched_.on_job_event(JobEvent{kind, j, now_, s}, snapshot());
+}
+
+void Engine::run() {
+  const auto& jobs = wl_.jobs;
+  for (;;) {
+    // Next timestamp: the earlier of the event heap and the submission cursor.
+    SimTime t = kNever;
+    if (!events_.empty()) t = events_.top().time_s;
+    if (next_submit_ < jobs.size()) t = std::min(t, jobs[next_submit_].submit_s);
+    if (t == kNever || t > cfg_.horizon_s) break;
+    if (t < now_) throw std::logic_error("event in the past");
+    ledger_.advance(t);
+    now_ = t;
+
+    // 1-3: ends, stops, node events (heap order: kind, then sequence).
+    while (!events_.empty() && events_.top().time_s == t &&
+           static_cast<int>(events_.top().kind) < 3) {
+      Event ev = events_.top();
+      events_.pop();
+      handle(ev);
+    }
+    // 4: submissions at t.
+    while (next_submit_ < jobs.size() && jobs[next_submit_].submit_s == t) {
+      submit(static_cast<JobIdx>(next_submit_++));
+    }
+    // 5: wake-ups.
+    while (!events_.empty() && events_.top().time_s == t) {
+      Event ev = events_.top();
+      events_.pop();
+      handle(ev);
+    }
+    if (need_pass_) pass();
+    ledger_.record(now_);
+    if (cfg_.check_invariants) check_invariants();
+  }
+  // Whatever never started is reported as such.
+  for (size_t i = pending_head_; i < pending_.size(); ++i) {
+    const JobIdx j = pending_[i];
+    if (!removed_[j]) runs_[j].state = JobState::Unstarted;
+  }
+}
+
+void Engine::handle(const Event& ev) {
+  ++stats_.events;
+  switch (ev.kind) {
+    case EventKind::End: {
+      JobRun& r = runs_[ev.a];
+      if (r.state != JobState::Running || r.epoch != ev.b) return;  // stale: preempted or killed
+      const SimTime remaining = wl_.jobs[ev.a].runtime_s - r.work_done_s;
+      const bool killed = r.planned_end_s - r.start_s < remaining;
+      finish_job(ev.a, killed ? JobState::TimedOut : JobState::Completed);
+      break;
+    }
+    case EventKind::Stop: {
+      JobRun& r = runs_[ev.a];
+      if (r.state != JobState::Running || r.epoch != ev.b) return;
+      stop_job(ev.a, static_cast<StopKind>(r.stop_how), kNoJob);
+      break;
+    }
+    case EventKind::Node:
+      node_event(node_events_[ev.a]);
+      break;
+    case EventKind::Wake:
+      pending_wakes_.erase(ev.time_s);
+      need_pass_ = true;
+      break;
+  }
+}
+
+void Engine::submit(JobIdx j) {
+  ++stats_.events;
+  JobRun& r = runs_[j];
+  r.eligible_s = now_;
+  r.queued_s = now_;
+  enqueue(j);
+  ledger_.add_demand(wl_.jobs[j].klass, wl_.jobs[j].gpus);
+  notify(JobEvent::Kind::Submitted, j);
+  need_pass_ = true;
+}
+
+void Engine::enqueue(JobIdx j) {
+  runs_[j].state = JobState::Pending;
+  removed_[j] = 0;
+  // Keep (queued_s, id) order. New submissions and requeues arrive with queued_s = now, which
+  // is never earlier than anything queued, so this is an append except for resumed suspensions.
+  auto key_less = [&](JobIdx a, JobIdx b) {
+    const auto &ra = runs_[a], &rb = runs_[b];
+    if (ra.queued_s != rb.queued_s) return ra.queued_s < rb.queued_s;
+    return wl_.jobs[a].id != wl_.jobs[b].id ? wl_.jobs[a].id < wl_.jobs[b].id : a < b;
+  };
+  if (pending_.size() == pending_head_ || !key_less(j, pending_.back())) {
+    pending_.push_back(j);
+  } else {
+    compact_pending();
+    auto pos = std::upper_bound(pending_.begin() + static_cast<std::ptrdiff_t>(pending_head_), pending_.end(), j, key_less);
+    pending_.insert(pos, j);
+  }
+}
+
+void Engine::remove_pending(JobIdx j) {
+  removed_[j] = 1;
+  ++removed_count_;
+}
+
+void Engine::compact_pending() {
+  if (removed_count_ == 0) return;
+  // Fast path: removals form a prefix of the queue (FIFO-like starts).
+  while (pending_head_ < pending_.size() && removed_[pending_[pending_head_]]) {
+    removed_[pending_[pending_head_]] = 0;
+    ++pending_head_;
+    --removed_count_;
+  }
+  if (removed_count_ > 0) {
+    size_t w = pending_head_;
+    for (size_t i = pending_head_; i < pending_.size(); ++i) {
+      const JobIdx j = pending_[i];
+      if (removed_[j]) {
+        removed_[j] = 0;
+        continue;
+      }
+      pending_[w++] = j;
+    }
+    pending_.resize(w);
+    removed_count_ = 0;
+  }
+  if (pending_head_ > 4096 && pending_head_ * 2 > pending_.size()) {
+    pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(pending_head_));
+    pending_head_ = 0;
+  }
+}
+
+void Engine::pass() {
+  need_pass_ = false;
+  ++stats_.passes;
+  decisions_.clear();
+  sched_.schedule(snapshot(), decisions_);
+  apply(decisions_);
+  for (const auto& rs : decisions_.reasons())
+    if (runs_[rs.job].state == JobState::Pending) runs_[rs.job].reason = rs.code;
+  SimTime wake = decisions_.wake_s();
+  if (cfg_.sched_interval_s > 0 && pending_.size() > pending_head_)
+    wake = std::min(wake, now_ + cfg_.sched_interval_s);
+  if (wake != kNever) {
+    if (wake <= now_) throw std::logic_error(fmt::format("{} asked for a pass at {} (now {})", sched_.name(), wake, now_));
+    if (pending_wakes_.insert(wake).second) push(wake, EventKind::Wake, 0);
+  }
+}
+
+void Engine::apply(const Decisions& d) {
+  for (const auto& it : d.items()) {
+    if (it.job >= runs_.size()) throw std::logic_error(fmt::format("{}: decision for unknown job index {}", sched_.name(), it.job));
+    JobRun& r = runs_[it.job];
+    if (it.kind == Decisions::Kind::Start) {
+      start_job(it.job, d.shares(it), it.limit_override_s);
+      continue;
+    }
+    // Preemption (or cancellation of a pending job).
+    if (r.state == JobState::Pending && it.mode == PreemptMode::Cancel) {
+      remove_pending(it.job);
+      ledger_.add_demand(wl_.jobs[it.job].klass, -wl_.jobs[it.job].gpus);
+      finish_job(it.job, JobState::Cancelled);
+      continue;
+    }
+    if (r.state != JobState::Running)
+      throw std::logic_error(fmt::format("{}: preempts job {} which is not running", sched_.name(), wl_.jobs[it.job].id));
+    ++stats_.preemptions;
+    ++r.preemptions;
+    if (it.by != kNoJob && runs_[it.by].preemptions > 0) {
+      ++stats_.cascade_preemptions;
+      ++r.cascade_preemptions;
+    }
+    const StopKind how = it.mode == PreemptMode::Requeue ? StopKind::Requeue
+                         : it.mode == PreemptMode::Cancel ? StopKind::Cancel : StopKind::Suspend;
+    notify(JobEvent::Kind::Preempted, it.job, r.state);
+    if (it.grace_s > 0) {
+      if (r.stop_s >= 0) continue;  // already stopping
+      r.stop_s = now_ + it.grace_s;
+      r.stop_how = static_cast<uint8_t>(how);
+      push(r.stop_s, EventKind::Stop, it.job, r.epoch);
+    } else {
+      stop_job(it.job, how, it.by);
+    }
+  }
+  compact_pending();
+}
+
+void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s) {
+  const JobSpec& js = wl_.jobs[j];
+  JobRun& r = runs_[j];
+  auto bad = [&](const std::string& why) {
+    throw std::logic_error(fmt::format("{}: invalid start of job {}: {}", sched_.name(), js.id, why));
+  };
+  if (r.state != JobState::Pending || removed_[j]) bad("not pending");
+  if (r.eligible_s > now_) bad("not yet eligible");
+  int64_t sum = 0;
+  for (size_t i = 0; i < placement.size(); ++i) {
+    const auto& s = placement[i];
+    if (s.node >= free_gpus_.size() || !node_up_[s.node]) bad("node down or unknown");
+    if (s.gpus <= 0 || s.gpus > free_gpus_[s.node]) bad(fmt::format("node {} has {} free GPUs, asked {}", cluster_.node_names[s.node], free_gpus_[s.node], s.gpus));
+    for (size_t k = 0; k < i; ++k)
+      if (placement[k].node == s.node) bad("node listed twice");
+    sum += s.gpus;
+  }
+  if (sum != js.gpus && !(js.gpus == 0 && placement.size() >= 1)) bad(fmt::format("placement has {} GPUs, job wants {}", sum, js.gpus));
+  if (js.nodes > 0 && placement.size() != static_cast<size_t>(js.nodes)) bad(fmt::format("placement spans {} nodes, job wants {}", placement.size(), js.nodes));
+
+  r.alloc_offset = static_cast<uint32_t>(alloc_pool_.size());
+  r.alloc_count = static_cast<uint32_t>(placement.size());
+  for (const auto& s : placement) {
+    free_gpus_[s.node] -= s.gpus;
+    total_free_ -= s.gpus;
+    alloc_pool_.push_back(s);
+  }
+  remove_pending(j);
+  r.state = JobState::Running;
+  r.start_s = now_;
+  if (r.first_start_s < 0) r.first_start_s = now_;
+  r.stop_s = -1;
+  ++r.epoch;
+  r.suspended = false;
+  const SimTime limit = limit_override_s > 0 ? std::max(js.time_limit_s, limit_override_s) : js.time_limit_s;
+  r.limit_end_s = now_ + js.time_limit_s;
+  const SimTime remaining = std::max<SimTime>(0, js.runtime_s - r.work_done_s);
+  r.planned_end_s = now_ + (cfg_.enforce_time_limit ? std::min(remaining, limit) : remaining);
+  running_.push_back(j);
+  ++stats_.starts;
+  ledger_.add_alloc(js.klass, js.gpus);
+  push(r.planned_end_s, EventKind::End, j, r.epoch);
+  notify(JobEvent::Kind::Started, j, JobState::Running);
+}
+
+void Engine::stop_job(JobIdx j, StopKind how, JobIdx by) {
+  const JobSpec& js = wl_.jobs[j];
+  JobRun& r = runs_[j];
+  for (const auto& s : final_allocation(j)) {
+    free_gpus_[s.node] += node_up_[s.node] ? s.gpus : 0;
+    if (node_up_[s.node]) total_free_ += s.gpus;
+  }
+  running_.erase(std::find(running_.begin(), running_.end(), j));
+  ledger_.add_alloc(js.klass, -js.gpus);
+  const SimTime elapsed = now_ - r.start_s;
+  r.alloc_gpu_s += elapsed * js.gpus;
+  const SimTime progress = r.work_done_s + elapsed;
+  r.stop_s = -1;
+  if (how == StopKind::Suspend) {
+    r.work_done_s = progress;  // suspended jobs keep their memory state: nothing is lost
+    r.suspended = true;
+    enqueue(j);
+    notify(JobEvent::Kind::Suspended, j);
+    need_pass_ = true;
+    return;
+  }
+  // Work since the last checkpoint is lost (all of it without checkpoints).
+  const SimTime saved = js.checkpoint_interval_s > 0
+                            ? std::floor(progress / js.checkpoint_interval_s) * js.checkpoint_interval_s
+                            : 0;
+  r.lost_gpu_s += (progress - saved) * js.gpus;
+  r.work_done_s = saved;
+  if (how == StopKind::Cancel || (how == StopKind::NodeFail && !js.requeueable)) {
+    ledger_.add_demand(js.klass, -js.gpus);
+    r.end_s = now_;
+    r.state = how == StopKind::Cancel ? JobState::Cancelled : JobState::NodeFail;
+    stats_.last_end_s = std::max(stats_.last_end_s, now_);
+    notify(JobEvent::Kind::Ended, j, r.state);
+    need_pass_ = true;
+    return;
+  }
+  // Requeue keeps the id; the job re-enters the queue now (Slurm resets its age, spec slurm §8).
+  ++r.requeues;
+  r.queued_s = now_;
+  r.eligible_s = now_ + cfg_.requeue_delay_s;
+  enqueue(j);
+  if (cfg_.requeue_delay_s > 0 && pending_wakes_.insert(r.eligible_s).second) push(r.eligible_s, EventKind::Wake, 0);
+  notify(JobEvent::Kind::Requeued, j);
+  need_pass_ = true;
+  (void)by;
+}
+
+void Engine::finish_job(JobIdx j, JobState s) {
+  const JobSpec& js = wl_.jobs[j];
+  JobRun& r = runs_[j];
+  if (r.state == JobState::Running) {
+    for (const auto& sh : final_allocation(j)) {
+      free_gpus_[sh.node] += sh.gpus;
+      total_free_ += sh.gpus;
+    }
+    running_.erase(std::find(running_.begin(), running_.end(), j));
+    ledger_.add_alloc(js.klass, -js.gpus);
+    ledger_.add_demand(js.klass, -js.gpus);
+    r.alloc_gpu_s += (now_ - r.start_s) * js.gpus;
+  }
+  r.state = s;
+  r.end_s = now_;
+  r.stop_s = -1;
+  stats_.last_end_s = std::max(stats_.last_end_s, now_);
+  notify(JobEvent::Kind::Ended, j, s);
+  need_pass_ = true;
+}
+
+void Engine::node_event(const NodeEvent& ne) {
+  const NodeIdx n = ne.node;
+  if (ne.up) {
+    if (node_up_[n]) return;
+    node_up_[n] = 1;
+    // Nothing runs on a node that was down, so it comes back empty.
+    free_gpus_[n] = cluster_.node_gpus[n];
+    total_free_ += free_gpus_[n];
+    total_up_ += cluster_.node_gpus[n];
+  } else {
+    if (!node_up_[n]) return;
+    // Kill every job with a share on n (a gang job loses all its nodes), in start order.
+    std::vector<JobIdx> victims;
+    for (JobIdx j : running_)
+      for (const auto& s : final_allocation(j))
+        if (s.node == n) victims.push_back(j);
+    for (JobIdx j : victims) stop_job(j, StopKind::NodeFail, kNoJob);
+    node_up_[n] = 0;
+    total_free_ -= free_gpus_[n];
+    total_up_ -= cluster_.node_gpus[n];
+    free_gpus_[n] = 0;
+  }
+  need_pass_ = true;
+}
+
+void Engine::check_invariants() const {
+  std::vector<int64_t> used(cluster_.nodes(), 0);
+  for (JobIdx j : running_) {
+    if (runs_[j].state != JobState::Running) throw std::logic_error("invariant: running list holds a job not running");
+    for (const auto& s : final_allocation(j)) used[s.node] += s.gpus;
+  }
+  int64_t free_sum = 0;
+  for (size_t n = 0; n < cluster_.nodes(); ++n) {
+    if (free_gpus_[n] < 0) throw std::logic_error("invariant: negative free GPUs");
+    const int64_t cap = node_up_[n] ? cluster_.node_gpus[n] : 0;
+    if (used[n] + free_gpus_[n] != cap)
+      throw std::logic_error(fmt::format("invariant: node {} used {} + free {} != capacity {}", cluster_.node_names[n], used[n], free_gpus_[n], cap));
+    free_sum += free_gpus_[n];
+  }
+  if (free_sum != total_free_) throw std::logic_error("invariant: total free GPUs drifted");
+  size_t npending = 0;
+  for (size_t i = pending_head_; i < pending_.size(); ++i)
+    if (!removed_[pending_[i]]) {
+      if (runs_[pending_[i]].state != JobState::Pending) throw std::logic_error("invariant: queue holds a job not pending");
+      ++npending;
+    }
+  size_t counted_pending = 0, counted_running = 0;
+  for (size_t j = 0; j < runs_.size(); ++j) {
+    if (runs_[j].state == JobState::Pending && (j < next_submit_)) ++counted_pending;
+    if (runs_[j].state == JobState::Running) ++counted_running;
+  }
+  if (counted_running != running_.size()) throw std::logic_error("invariant: running count mismatch");
+  if (counted_pending != npending) throw std::logic_error("invariant: a job is pending but not queued (or twice)");
+}
+
+}  // namespace floorsim

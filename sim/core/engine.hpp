@@ -1,0 +1,134 @@
+#pragma once
+// The discrete-event engine: owns time, the job lifecycle and GPU allocation; asks a Scheduler
+// for decisions and applies them. It holds no policy.
+//
+// Ordering of simultaneous events (documented, stable): at one timestamp the engine handles
+//   1. job ends (completion or time-limit kill), in the order they were scheduled,
+//   2. delayed preemptions (grace time expired),
+//   3. node failures and recoveries, in scenario order,
+//   4. submissions, in (submit_s, job id) order,
+//   5. scheduler wake-ups,
+// then runs ONE scheduler pass, applies its decisions in order, and records metrics. If the
+// decisions created events at the same timestamp (zero-length jobs), the loop repeats at it.
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <set>
+#include <vector>
+
+#include "sim/core/cluster.hpp"
+#include "sim/core/job_state.hpp"
+#include "sim/core/metrics.hpp"
+#include "sim/core/scheduler_api.hpp"
+#include "sim/core/types.hpp"
+
+namespace floorsim {
+
+struct EngineConfig {
+  bool enforce_time_limit = true;  // kill a job at its time limit (state TIMEOUT)
+  SimTime horizon_s = kNever;      // stop processing events after this time
+  SimTime sched_interval_s = 0;    // periodic pass while jobs are pending (0 = event-driven only)
+  SimTime requeue_delay_s = 0;     // requeued jobs may start again only after this delay
+  bool check_invariants = false;   // verify allocation and state invariants after every timestamp
+  bool keep_timeline = true;       // record per-class timeline rows
+};
+
+struct NodeEvent {
+  SimTime at_s;
+  NodeIdx node;
+  bool up;  // false = fails (jobs on it are killed), true = recovers
+};
+
+struct EngineStats {
+  uint64_t events = 0;       // events handled (submits, ends, node events, wakes, stops)
+  uint64_t passes = 0;       // scheduler passes
+  uint64_t starts = 0;
+  uint64_t preemptions = 0;
+  uint64_t cascade_preemptions = 0;  // preemptions made by a job that had itself been preempted
+  SimTime first_submit_s = 0;
+  SimTime last_end_s = 0;
+};
+
+class Engine {
+ public:
+  // `floors` is indexed by class StrId (GPUs guaranteed to that class; used for metrics).
+  Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler& scheduler,
+         EngineConfig config, std::vector<int32_t> floors = {});
+
+  void add_node_events(std::vector<NodeEvent> events);  // before run()
+  void run();
+
+  const std::vector<JobRun>& runs() const { return runs_; }
+  std::span<const NodeShare> final_allocation(JobIdx j) const {
+    return std::span<const NodeShare>(alloc_pool_).subspan(runs_[j].alloc_offset, runs_[j].alloc_count);
+  }
+  const EngineStats& stats() const { return stats_; }
+  const ClassLedger& ledger() const { return ledger_; }
+  Snapshot snapshot() const;
+  SimTime now() const { return now_; }
+
+ private:
+  enum class EventKind : uint8_t { End = 0, Stop = 1, Node = 2, Wake = 4 };  // 3 = submit (cursor)
+  struct Event {
+    SimTime time_s;
+    EventKind kind;
+    uint64_t seq;
+    uint32_t a;  // job or node event index
+    uint32_t b;  // job epoch
+  };
+  struct EventAfter {
+    bool operator()(const Event& x, const Event& y) const {
+      if (x.time_s != y.time_s) return x.time_s > y.time_s;
+      if (x.kind != y.kind) return x.kind > y.kind;
+      return x.seq > y.seq;
+    }
+  };
+
+  void push(SimTime t, EventKind k, uint32_t a, uint32_t b = 0);
+  void handle(const Event& ev);
+  void submit(JobIdx j);
+  void pass();
+  void apply(const Decisions& d);
+  void start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s);
+  // Stops a running job: frees GPUs, accounts work; then requeues, cancels or suspends it.
+  enum class StopKind { Requeue, Cancel, Suspend, NodeFail };
+  void stop_job(JobIdx j, StopKind how, JobIdx by);
+  void finish_job(JobIdx j, JobState s);
+  void enqueue(JobIdx j);
+  void remove_pending(JobIdx j);
+  void compact_pending();
+  void node_event(const NodeEvent& ne);
+  void check_invariants() const;
+  void notify(JobEvent::Kind kind, JobIdx j, JobState s = JobState::Pending);
+
+  const Workload& wl_;
+  const ClusterConfig& cluster_;
+  Scheduler& sched_;
+  EngineConfig cfg_;
+
+  std::vector<JobRun> runs_;
+  std::vector<int32_t> free_gpus_;
+  std::vector<uint8_t> node_up_;
+  int64_t total_free_ = 0, total_up_ = 0;
+  std::vector<NodeShare> alloc_pool_;  // append-only: every start's placement
+
+  std::vector<JobIdx> pending_;   // (queued_s, id) order; [pending_head_, end) is live
+  size_t pending_head_ = 0;
+  std::vector<uint8_t> removed_;  // by JobIdx: started/cancelled while still in pending_
+  size_t removed_count_ = 0;
+  std::vector<JobIdx> running_;   // start order
+
+  std::priority_queue<Event, std::vector<Event>, EventAfter> events_;
+  std::set<SimTime> pending_wakes_;
+  std::vector<NodeEvent> node_events_;
+  uint64_t seq_ = 0;
+  size_t next_submit_ = 0;
+  SimTime now_ = 0;
+  bool need_pass_ = false;
+
+  Decisions decisions_;
+  ClassLedger ledger_;
+  EngineStats stats_;
+};
+
+}  // namespace floorsim
