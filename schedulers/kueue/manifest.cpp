@@ -1,0 +1,335 @@
+#include "schedulers/kueue/manifest.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <initializer_list>
+#include <set>
+
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::kueue {
+
+bool parse_quantity(const std::string& s, double& out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || !std::isfinite(v)) return false;
+  const std::string suf(end);
+  static const std::pair<const char*, double> kSuffix[] = {
+      {"", 1},         {"m", 1e-3},     {"k", 1e3},          {"M", 1e6},          {"G", 1e9},
+      {"T", 1e12},     {"P", 1e15},     {"Ki", 1024.0},      {"Mi", 1048576.0},   {"Gi", 1073741824.0},
+      {"Ti", 1099511627776.0}, {"Pi", 1125899906842624.0}, {"n", 1e-9}, {"u", 1e-6}};
+  for (const auto& [name, mult] : kSuffix)
+    if (suf == name) {
+      out = v * mult;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+
+struct Ctx {
+  std::string file;
+  Manifests& out;
+
+  int line(const YAML::Node& n) const { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const {
+    throw InputError(file, std::to_string(line(n)), msg);
+  }
+  void fields(const YAML::Node& n, const std::string& path, std::initializer_list<const char*> known) {
+    if (!n.IsMap()) fail(n, path + " must be a mapping");
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string k = it->first.as<std::string>();
+      bool ok = false;
+      for (const char* x : known) ok = ok || k == x;
+      if (!ok) out.warnings.push_back(file + ":" + std::to_string(line(it->first)) + ": unknown field " + path + "." + k + " (ignored)");
+    }
+  }
+  YAML::Node map(const YAML::Node& parent, const char* key, const std::string& path) {
+    YAML::Node n = parent[key];
+    if (n && !n.IsNull() && !n.IsMap()) fail(n, path + "." + key + " must be a mapping");
+    return n;
+  }
+  YAML::Node seq(const YAML::Node& parent, const char* key, const std::string& path) {
+    YAML::Node n = parent[key];
+    if (n && !n.IsNull() && !n.IsSequence()) fail(n, path + "." + key + " must be a list");
+    return n;
+  }
+  std::string str(const YAML::Node& parent, const char* key, const std::string& path, bool required,
+                  const std::string& def = "") {
+    YAML::Node n = parent[key];
+    if (!n || n.IsNull()) {
+      if (required) fail(parent, path + "." + key + " is required");
+      return def;
+    }
+    if (!n.IsScalar()) fail(n, path + "." + key + " must be a string");
+    return n.as<std::string>();
+  }
+  std::string choice(const YAML::Node& parent, const char* key, const std::string& path, const std::string& def,
+                     std::initializer_list<const char*> allowed) {
+    const std::string v = str(parent, key, path, false, def);
+    std::string list;
+    for (const char* a : allowed) {
+      if (v == a) return v;
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    }
+    fail(parent[key], path + "." + key + " is '" + v + "'; expected one of " + list);
+  }
+  double quantity(const YAML::Node& n, const std::string& path) {
+    if (!n.IsScalar()) fail(n, path + " must be a quantity (e.g. 8, 500m, 64Gi)");
+    double v;
+    if (!parse_quantity(n.as<std::string>(), v) || v < 0)
+      fail(n, path + " is '" + n.as<std::string>() + "'; expected a non-negative quantity (e.g. 8, 500m, 64Gi)");
+    return v;
+  }
+  double number(const YAML::Node& n, const std::string& path) {
+    if (!n.IsScalar()) fail(n, path + " must be a number");
+    try {
+      return n.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(n, path + " is '" + n.as<std::string>() + "'; expected a number");
+    }
+  }
+  int32_t integer(const YAML::Node& n, const std::string& path) {
+    if (!n.IsScalar()) fail(n, path + " must be an integer");
+    try {
+      return n.as<int32_t>();
+    } catch (const YAML::Exception&) {
+      fail(n, path + " is '" + n.as<std::string>() + "'; expected an integer");
+    }
+  }
+  double weight(const YAML::Node& spec, const std::string& path) {
+    YAML::Node fs = map(spec, "fairSharing", path);
+    if (!fs || fs.IsNull()) return 1;
+    fields(fs, path + ".fairSharing", {"weight"});
+    return fs["weight"] ? quantity(fs["weight"], path + ".fairSharing.weight") : 1;
+  }
+
+  std::vector<ResourceGroupSpec> groups(const YAML::Node& spec, const std::string& path) {
+    std::vector<ResourceGroupSpec> out_groups;
+    YAML::Node rgs = seq(spec, "resourceGroups", path);
+    if (!rgs) return out_groups;
+    for (size_t gi = 0; gi < rgs.size(); ++gi) {
+      const YAML::Node g = rgs[gi];
+      const std::string gp = path + ".resourceGroups[" + std::to_string(gi) + "]";
+      fields(g, gp, {"coveredResources", "flavors"});
+      ResourceGroupSpec rg;
+      YAML::Node cov = seq(g, "coveredResources", gp);
+      if (!cov) fail(g, gp + ".coveredResources is required");
+      for (const auto& c : cov) {
+        if (!c.IsScalar()) fail(c, gp + ".coveredResources entries must be resource names");
+        rg.covered.push_back(c.as<std::string>());
+      }
+      YAML::Node fl = seq(g, "flavors", gp);
+      if (!fl) fail(g, gp + ".flavors is required");
+      for (size_t fi = 0; fi < fl.size(); ++fi) {
+        const YAML::Node f = fl[fi];
+        const std::string fp = gp + ".flavors[" + std::to_string(fi) + "]";
+        fields(f, fp, {"name", "resources"});
+        FlavorQuotas fq;
+        fq.flavor = str(f, "name", fp, true);
+        YAML::Node rs = seq(f, "resources", fp);
+        if (!rs) fail(f, fp + ".resources is required");
+        for (size_t ri = 0; ri < rs.size(); ++ri) {
+          const YAML::Node r = rs[ri];
+          const std::string rp = fp + ".resources[" + std::to_string(ri) + "]";
+          fields(r, rp, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"});
+          QuotaSpec q;
+          q.resource = str(r, "name", rp, true);
+          if (!r["nominalQuota"]) fail(r, rp + ".nominalQuota is required");
+          q.nominal = quantity(r["nominalQuota"], rp + ".nominalQuota");
+          if (r["borrowingLimit"] && !r["borrowingLimit"].IsNull())
+            q.borrowing_limit = quantity(r["borrowingLimit"], rp + ".borrowingLimit");
+          if (r["lendingLimit"] && !r["lendingLimit"].IsNull())
+            q.lending_limit = quantity(r["lendingLimit"], rp + ".lendingLimit");
+          fq.resources.push_back(q);
+        }
+        rg.flavors.push_back(std::move(fq));
+      }
+      out_groups.push_back(std::move(rg));
+    }
+    return out_groups;
+  }
+
+  void cluster_queue(const YAML::Node& doc, const std::string& name) {
+    ClusterQueueObj cq;
+    cq.name = name;
+    cq.pos = {file, line(doc)};
+    YAML::Node spec = map(doc, "spec", "ClusterQueue");
+    if (!spec) fail(doc, "ClusterQueue " + name + ": spec is required");
+    const std::string p = "spec";
+    fields(spec, p, {"cohortName", "cohort", "resourceGroups", "queueingStrategy", "namespaceSelector", "preemption",
+                     "flavorFungibility", "fairSharing", "admissionScope", "admissionChecks",
+                     "admissionChecksStrategy", "stopPolicy"});
+    cq.cohort = str(spec, "cohortName", p, false, str(spec, "cohort", p, false));
+    cq.queueing_strategy = choice(spec, "queueingStrategy", p, "BestEffortFIFO", {"BestEffortFIFO", "StrictFIFO"});
+    cq.groups = groups(spec, p);
+    if (YAML::Node pr = map(spec, "preemption", p); pr && !pr.IsNull()) {
+      fields(pr, p + ".preemption", {"withinClusterQueue", "reclaimWithinCohort", "borrowWithinCohort"});
+      cq.preemption.within = choice(pr, "withinClusterQueue", p + ".preemption", "Never",
+                                    {"Never", "LowerPriority", "LowerOrNewerEqualPriority"});
+      cq.preemption.reclaim = choice(pr, "reclaimWithinCohort", p + ".preemption", "Never",
+                                     {"Never", "LowerPriority", "Any"});
+      if (YAML::Node b = map(pr, "borrowWithinCohort", p + ".preemption"); b && !b.IsNull()) {
+        const std::string bp = p + ".preemption.borrowWithinCohort";
+        fields(b, bp, {"policy", "maxPriorityThreshold"});
+        cq.preemption.bwc_policy = choice(b, "policy", bp, "Never", {"Never", "LowerPriority"});
+        if (b["maxPriorityThreshold"] && !b["maxPriorityThreshold"].IsNull()) {
+          cq.preemption.has_threshold = true;
+          cq.preemption.threshold = integer(b["maxPriorityThreshold"], bp + ".maxPriorityThreshold");
+        }
+      }
+      if (cq.preemption.reclaim == "Never" && cq.preemption.bwc_policy != "Never")
+        fail(pr, "spec.preemption: reclaimWithinCohort=Never with borrowWithinCohort.policy != Never is rejected by "
+                 "Kueue; expected reclaimWithinCohort LowerPriority or Any");
+    }
+    if (YAML::Node ff = map(spec, "flavorFungibility", p); ff && !ff.IsNull()) {
+      const std::string fp = p + ".flavorFungibility";
+      fields(ff, fp, {"whenCanBorrow", "whenCanPreempt", "preference"});
+      cq.fungibility.when_can_borrow = choice(ff, "whenCanBorrow", fp, "MayStopSearch", {"MayStopSearch", "TryNextFlavor", "Borrow"});
+      cq.fungibility.when_can_preempt = choice(ff, "whenCanPreempt", fp, "TryNextFlavor", {"TryNextFlavor", "MayStopSearch", "Preempt"});
+      cq.fungibility.preference = choice(ff, "preference", fp, "BorrowingOverPreemption",
+                                         {"BorrowingOverPreemption", "PreemptionOverBorrowing"});
+    }
+    cq.fair_weight = weight(spec, p);
+    if (YAML::Node as = map(spec, "admissionScope", p); as && !as.IsNull()) {
+      fields(as, p + ".admissionScope", {"admissionMode"});
+      cq.admission_fair_sharing = choice(as, "admissionMode", p + ".admissionScope", "NoAdmissionFairSharing",
+                                         {"NoAdmissionFairSharing", "UsageBasedAdmissionFairSharing"}) ==
+                                  "UsageBasedAdmissionFairSharing";
+    }
+    // Limits are meaningless without a cohort (spec §1).
+    if (cq.cohort.empty())
+      for (const auto& g : cq.groups)
+        for (const auto& f : g.flavors)
+          for (const auto& r : f.resources)
+            if (r.borrowing_limit >= 0 || r.lending_limit >= 0)
+              fail(spec, "ClusterQueue " + name + ": borrowingLimit/lendingLimit need a cohortName; expected no limits "
+                         "on a ClusterQueue without a cohort");
+    out.cluster_queues.push_back(std::move(cq));
+  }
+
+  void doc(const YAML::Node& d) {
+    if (!d || d.IsNull()) return;
+    if (!d.IsMap()) fail(d, "a manifest document must be a mapping with apiVersion and kind");
+    const std::string api = str(d, "apiVersion", "", true);
+    const std::string kind = str(d, "kind", "", true);
+    YAML::Node meta = map(d, "metadata", "");
+    if (!meta) fail(d, kind + ": metadata.name is required");
+    const std::string name = str(meta, "name", "metadata", true);
+    const std::string ns = str(meta, "namespace", "metadata", false, "default");
+    fields(d, kind, {"apiVersion", "kind", "metadata", "spec", "value", "description", "status", "globalDefault",
+                     "preemptionPolicy"});
+    const bool kueue_api = api.rfind("kueue.x-k8s.io/", 0) == 0;
+    if (kind == "ResourceFlavor" && kueue_api) {
+      ResourceFlavorObj f;
+      f.name = name;
+      f.pos = {file, line(d)};
+      if (YAML::Node spec = map(d, "spec", kind); spec && !spec.IsNull()) {
+        fields(spec, "spec", {"nodeLabels", "nodeTaints", "tolerations", "topologyName"});
+        if (YAML::Node nl = map(spec, "nodeLabels", "spec"); nl && !nl.IsNull())
+          for (auto it = nl.begin(); it != nl.end(); ++it) f.node_labels[it->first.as<std::string>()] = it->second.as<std::string>();
+      }
+      out.flavors.push_back(std::move(f));
+    } else if (kind == "ClusterQueue" && kueue_api) {
+      cluster_queue(d, name);
+    } else if (kind == "Cohort" && kueue_api) {
+      CohortObj c;
+      c.name = name;
+      c.pos = {file, line(d)};
+      if (YAML::Node spec = map(d, "spec", kind); spec && !spec.IsNull()) {
+        fields(spec, "spec", {"parentName", "parent", "resourceGroups", "fairSharing"});
+        c.parent = str(spec, "parentName", "spec", false, str(spec, "parent", "spec", false));
+        c.groups = groups(spec, "spec");
+        c.fair_weight = weight(spec, "spec");
+      }
+      out.cohorts.push_back(std::move(c));
+    } else if (kind == "LocalQueue" && kueue_api) {
+      LocalQueueObj q;
+      q.ns = ns;
+      q.name = name;
+      q.pos = {file, line(d)};
+      YAML::Node spec = map(d, "spec", kind);
+      if (!spec) fail(d, "LocalQueue " + name + ": spec.clusterQueue is required");
+      fields(spec, "spec", {"clusterQueue", "fairSharing", "stopPolicy"});
+      q.cluster_queue = str(spec, "clusterQueue", "spec", true);
+      q.fair_weight = weight(spec, "spec");
+      out.local_queues.push_back(std::move(q));
+    } else if (kind == "WorkloadPriorityClass" && kueue_api) {
+      PriorityClassObj p;
+      p.name = name;
+      p.pos = {file, line(d)};
+      if (!d["value"]) fail(d, "WorkloadPriorityClass " + name + ": value is required");
+      p.value = integer(d["value"], "value");
+      out.priority_classes.push_back(p);
+    } else if (kind == "ResourceQuota" && api == "v1") {
+      ResourceQuotaObj q;
+      q.ns = ns;
+      q.name = name;
+      q.pos = {file, line(d)};
+      YAML::Node spec = map(d, "spec", kind);
+      if (spec && !spec.IsNull()) {
+        fields(spec, "spec", {"hard", "scopes", "scopeSelector"});
+        if (YAML::Node h = map(spec, "hard", "spec"); h && !h.IsNull())
+          for (auto it = h.begin(); it != h.end(); ++it)
+            q.hard[it->first.as<std::string>()] = quantity(it->second, "spec.hard." + it->first.as<std::string>());
+      }
+      out.resource_quotas.push_back(std::move(q));
+    } else if (kind == "Queue" && api.rfind("scheduling.run.ai/", 0) == 0) {
+      KaiQueueObj q;
+      q.name = name;
+      q.pos = {file, line(d)};
+      YAML::Node spec = map(d, "spec", kind);
+      if (spec && !spec.IsNull()) {
+        fields(spec, "spec", {"parentQueue", "priority", "resources", "displayName", "preemptMinRuntime", "reclaimMinRuntime"});
+        q.parent = str(spec, "parentQueue", "spec", false);
+        if (spec["priority"]) q.priority = integer(spec["priority"], "spec.priority");
+        if (YAML::Node rs = map(spec, "resources", "spec"); rs && !rs.IsNull()) {
+          fields(rs, "spec.resources", {"gpu", "cpu", "memory"});
+          auto res = [&](const char* key, KaiQueueObj::Res& r) {
+            YAML::Node n = map(rs, key, "spec.resources");
+            if (!n || n.IsNull()) return;
+            const std::string rp = std::string("spec.resources.") + key;
+            fields(n, rp, {"quota", "overQuotaWeight", "limit"});
+            if (n["quota"]) r.quota = number(n["quota"], rp + ".quota");
+            if (n["overQuotaWeight"]) r.over_quota_weight = number(n["overQuotaWeight"], rp + ".overQuotaWeight");
+            if (n["limit"]) r.limit = number(n["limit"], rp + ".limit");
+          };
+          res("gpu", q.gpu);
+          res("cpu", q.cpu);
+          res("memory", q.memory);
+        }
+      }
+      out.kai_queues.push_back(std::move(q));
+    } else {
+      out.warnings.push_back(file + ":" + std::to_string(line(d)) + ": " + api + " " + kind + " is not modelled (ignored)");
+    }
+  }
+};
+
+}  // namespace
+
+void load_manifest_text(const std::string& text, const std::string& display, Manifests& out) {
+  Ctx ctx{display, out};
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(display, std::to_string(e.mark.line + 1), "YAML syntax error: " + e.msg);
+  }
+  try {
+    for (const auto& d : docs) ctx.doc(d);
+  } catch (const YAML::Exception& e) {  // conversions we did not anticipate
+    throw InputError(display, std::to_string(e.mark.line + 1), e.msg);
+  }
+}
+
+void load_manifest_file(const std::string& path, const std::string& display, Manifests& out) {
+  load_manifest_text(io::read_file(path), display, out);
+}
+
+}  // namespace floorsim::kueue

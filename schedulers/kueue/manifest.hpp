@@ -1,0 +1,108 @@
+#pragma once
+// Reads real Kueue (kueue.x-k8s.io) and KAI (scheduling.run.ai) YAML manifests with yaml-cpp:
+// ResourceFlavor, ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass, v1 ResourceQuota
+// and KAI Queue, several documents per file. Unknown fields are warnings (file:line); wrong
+// types and bad values are InputError with file and line.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "schedulers/kueue/quota_tree.hpp"
+
+namespace floorsim::kueue {
+
+struct SourcePos {
+  std::string file;
+  int line = 0;  // 1-based
+  std::string where() const { return std::to_string(line); }
+};
+
+struct QuotaSpec {
+  std::string resource;
+  double nominal = 0;              // in the resource's base unit (cores, bytes, devices)
+  double borrowing_limit = -1;     // -1 = nil
+  double lending_limit = -1;       // -1 = nil
+};
+struct FlavorQuotas {
+  std::string flavor;
+  std::vector<QuotaSpec> resources;
+};
+struct ResourceGroupSpec {
+  std::vector<std::string> covered;
+  std::vector<FlavorQuotas> flavors;
+};
+struct PreemptionSpec {
+  std::string within = "Never", reclaim = "Never", bwc_policy = "Never";
+  bool has_threshold = false;
+  int32_t threshold = 0;
+};
+struct FungibilitySpec {
+  std::string when_can_borrow = "MayStopSearch", when_can_preempt = "TryNextFlavor";
+  std::string preference;  // "" = BorrowingOverPreemption
+};
+
+struct ResourceFlavorObj {
+  std::string name;
+  std::map<std::string, std::string> node_labels;
+  SourcePos pos;
+};
+struct ClusterQueueObj {
+  std::string name, cohort, queueing_strategy = "BestEffortFIFO";
+  std::vector<ResourceGroupSpec> groups;
+  PreemptionSpec preemption;
+  FungibilitySpec fungibility;
+  double fair_weight = 1;
+  bool admission_fair_sharing = false;  // admissionScope.admissionMode == UsageBasedAdmissionFairSharing
+  SourcePos pos;
+};
+struct CohortObj {
+  std::string name, parent;
+  std::vector<ResourceGroupSpec> groups;
+  double fair_weight = 1;
+  SourcePos pos;
+};
+struct LocalQueueObj {
+  std::string ns, name, cluster_queue;
+  double fair_weight = 1;
+  SourcePos pos;
+};
+struct PriorityClassObj {
+  std::string name;
+  int32_t value = 0;
+  SourcePos pos;
+};
+struct ResourceQuotaObj {  // core/v1 ResourceQuota: a namespace ceiling, not capacity
+  std::string ns, name;
+  std::map<std::string, double> hard;  // e.g. "requests.nvidia.com/gpu" -> 8
+  SourcePos pos;
+};
+struct KaiQueueObj {  // scheduling.run.ai/v2 Queue
+  std::string name, parent;
+  int32_t priority = 100;
+  struct Res {
+    double quota = 0, over_quota_weight = 1, limit = -1;
+  };
+  Res gpu, cpu, memory;
+  SourcePos pos;
+};
+
+struct Manifests {
+  std::vector<ResourceFlavorObj> flavors;
+  std::vector<ClusterQueueObj> cluster_queues;
+  std::vector<CohortObj> cohorts;
+  std::vector<LocalQueueObj> local_queues;
+  std::vector<PriorityClassObj> priority_classes;
+  std::vector<ResourceQuotaObj> resource_quotas;
+  std::vector<KaiQueueObj> kai_queues;
+  std::vector<std::string> warnings;  // "file:line: unknown field spec.foo (ignored)"
+};
+
+// Parses every document of `path` into `out` (appending). `display` names the file in errors.
+void load_manifest_file(const std::string& path, const std::string& display, Manifests& out);
+// Same, from text (tests).
+void load_manifest_text(const std::string& text, const std::string& display, Manifests& out);
+
+// Kubernetes quantity ("4", "500m", "16Gi", "1.5", "2e3") in base units; false if malformed.
+bool parse_quantity(const std::string& s, double& out);
+
+}  // namespace floorsim::kueue
