@@ -169,7 +169,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
     if (e.a.representative_preempt()) {
       in.usage = e.a.usage;
       in.need = e.a.need_preemption;
-      pre_.classical_targets(m_, m_.tree, adm_, in, tbuf_);
+      pre_.targets(m_, m_.tree, adm_, in, tbuf_);
       e.t_off = static_cast<uint32_t>(tpool_.size());
       e.t_cnt = static_cast<uint32_t>(tbuf_.size());
       tpool_.insert(tpool_.end(), tbuf_.begin(), tbuf_.end());
@@ -199,7 +199,10 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
   bool progress = false;
   bool committed = false;
   const size_t first_record = records.size();
-  for (Entry& e : entries_) {
+  for (size_t step = 0; step < entries_.size(); ++step) {
+    const int idx = m_.fair_sharing ? next_fair_entry() : static_cast<int>(step);
+    Entry& e = entries_[idx];
+    e.done = true;
     const Info& i = info_[e.key];
     const NodeId cq = i.cq;
     const NodeId root = m_.tree.root(cq);
@@ -257,6 +260,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
         }
       }
     }
+    e.outcome = out;
     records.push_back({e.key, out, e.a.mode, e.a.borrow});
   }
   for (uint32_t s : claimed_list_) claimed_[s] = 0;
@@ -269,7 +273,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
   }
   for (size_t idx = 0; idx < entries_.size(); ++idx) {
     const Entry& e = entries_[idx];
-    const CycleRecord& rec = records[first_record + idx];
+    const Entry& rec = e;
     Info& i = info_[e.key];
     const NodeId cq = i.cq;
     const bool strict = m_.cq[cq].strict_fifo;
@@ -334,6 +338,51 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
     }
   }
   return progress;
+}
+
+// Compares two entries at cohort `at` (spec §7): not borrowing first (gate
+// FairSharingPrioritizeNonBorrowing), lower share of the child of `at` on the entry's path
+// with the entry's usage added, higher priority, older, uid.
+bool Core::fair_before(const Entry& x, const Entry& y, NodeId at) const {
+  if (m_.gate_prioritize_non_borrowing && (x.a.borrow == 0) != (y.a.borrow == 0)) return x.a.borrow == 0;
+  auto child_of = [&](NodeId cq) {
+    NodeId c = cq;
+    while (m_.tree.parent(c) != at && m_.tree.parent(c) != kNoNode) c = m_.tree.parent(c);
+    return c;
+  };
+  const int64_t sx = dominant_resource_share(m_, m_.tree, child_of(info_[x.key].cq), &x.a.usage);
+  const int64_t sy = dominant_resource_share(m_, m_.tree, child_of(info_[y.key].cq), &y.a.usage);
+  if (sx != sy) return sx < sy;
+  const Info& a = info_[x.key];
+  const Info& b = info_[y.key];
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.queue_ts != b.queue_ts) return a.queue_ts < b.queue_ts;
+  return a.uid < b.uid;
+}
+
+int Core::tournament(NodeId node) {
+  if (m_.tree.is_cq(node)) {
+    for (size_t i = 0; i < entries_.size(); ++i)
+      if (!entries_[i].done && info_[entries_[i].key].cq == node) return static_cast<int>(i);
+    return -1;
+  }
+  int best = -1;
+  auto consider = [&](int w) {
+    if (w >= 0 && (best < 0 || fair_before(entries_[w], entries_[best], node))) best = w;
+  };
+  for (NodeId c : m_.tree.child_cohorts(node)) consider(tournament(c));
+  for (NodeId c : m_.tree.child_cqs(node)) consider(tournament(c));
+  return best;
+}
+
+int Core::next_fair_entry() {
+  // Root trees in node order; within a tree, the tournament winner.
+  for (const NodeId n : m_.tree.post_order()) {
+    if (m_.tree.has_parent(n)) continue;
+    const int w = tournament(n);
+    if (w >= 0) return w;
+  }
+  return -1;
 }
 
 void Core::pass(double now, const PlaceFn& place, std::vector<CycleRecord>& records,

@@ -93,7 +93,14 @@ class Core {
     uint32_t key;
     Assignment a;
     uint32_t t_off = 0, t_cnt = 0;
+    Outcome outcome = Outcome::Inactive;
+    bool done = false;
   };
+  // Fair-sharing admission (spec §7 runTournament): the next entry to process, recomputed on
+  // the mutating snapshot; -1 when none is left.
+  int next_fair_entry();
+  int tournament(NodeId node);
+  bool fair_before(const Entry& x, const Entry& y, NodeId at) const;
   bool heap_less(uint32_t a, uint32_t b) const;  // true if a is served after b
   void push_heap(uint32_t key);
   uint32_t pop_heap(NodeId cq);

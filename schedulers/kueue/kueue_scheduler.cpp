@@ -182,6 +182,7 @@ Built build(const Manifests& mf, const std::string& scen_file) {
   }
   m.cq.assign(t.size(), CqConfig{});
   for (size_t i = 0; i < cq_nodes.size(); ++i) m.cq[cq_nodes[i]] = cfgs[i];
+  for (const auto& co : mf.cohorts) m.cq[cohort.at(co.name)].fair_weight = co.fair_weight;
   for (const auto& lq : mf.local_queues) {
     const std::string key = lq.ns + "/" + lq.name;
     if (!b.cq_by_name.count(lq.cluster_queue))
@@ -376,6 +377,26 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
   gates->doc = "Kueue feature gates named in the spec";
   gates->fields = {
       cfg::boolean("PrioritySortingWithinCohort", true, "order the cycle's heads by priority after borrow level (spec §4.3)"),
+      cfg::boolean("FairSharingPreemptWithinNominal", true, "fair sharing: a preemptor within nominal takes victims unconditionally (spec §7)"),
+      cfg::boolean("FairSharingPrioritizeNonBorrowing", true, "fair sharing admission: non-borrowing entries first (spec §7)"),
+  };
+  auto fs = std::make_shared<cfg::ObjectSpec>();
+  fs->name = "kueue.fair_sharing";
+  fs->doc = "Kueue Configuration fairSharing (spec §7)";
+  fs->fields = {
+      cfg::boolean("enable", false, "fair sharing: DRS-ordered admission and fair preemption instead of classical"),
+      cfg::array_of("preemption_strategies", cfg::Type::String,
+                    "LessThanOrEqualToFinalShare (S2-a) and/or LessThanInitialShare (S2-b), in order")
+          .with_default(cfg::json::array({"LessThanOrEqualToFinalShare", "LessThanInitialShare"})),
+  };
+  fs->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
+    const auto& st = r.at("preemption_strategies");
+    const bool ok = st == cfg::json::array({"LessThanOrEqualToFinalShare"}) || st == cfg::json::array({"LessThanInitialShare"}) ||
+                    st == cfg::json::array({"LessThanOrEqualToFinalShare", "LessThanInitialShare"});
+    if (!ok)
+      cfg::fail(file, cfg::child(ptr, "preemption_strategies"),
+                "got " + st.dump() + "; expected [S2a], [S2b] or [S2a, S2b] with S2a = LessThanOrEqualToFinalShare, "
+                "S2b = LessThanInitialShare");
   };
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "scheduler(kueue)";
@@ -400,6 +421,7 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
           .at_least(0).in_unit("s"),
       cfg::boolean("charge_cpu", false, "also charge the job's CPUs (as millicores) against cpu quota"),
       cfg::object("feature_gates", gates, "feature gates"),
+      cfg::object("fair_sharing", fs, "fair sharing"),
   };
   return s;
 }
@@ -418,6 +440,13 @@ std::unique_ptr<Scheduler> make_kueue(const cfg::json& p, const SchedulerContext
     ++i;
   }
   Built b = build(mf, ctx.scenario_file);
+  const auto& fsp = p.at("fair_sharing");
+  b.model.fair_sharing = fsp.at("enable").get<bool>();
+  const auto& st = fsp.at("preemption_strategies");
+  b.model.fs_s2a = st[0] == "LessThanOrEqualToFinalShare";
+  b.model.fs_s2b = st.back() == "LessThanInitialShare";
+  b.model.gate_preempt_within_nominal = p.at("feature_gates").at("FairSharingPreemptWithinNominal").get<bool>();
+  b.model.gate_prioritize_non_borrowing = p.at("feature_gates").at("FairSharingPrioritizeNonBorrowing").get<bool>();
   return std::make_unique<KueueScheduler>(p, ctx, std::move(b));
 }
 

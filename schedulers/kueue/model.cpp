@@ -232,6 +232,222 @@ void Preemption::classical_targets(const Model& m, QuotaTree& tree, const Admitt
   out.clear();
 }
 
+// ---- fair sharing (spec §7) ----
+
+int64_t dominant_resource_share(const Model& m, const QuotaTree& t, NodeId n, const Usage* extra) {
+  if (!t.has_parent(n)) return 0;
+  int64_t borrowed[kMaxRes] = {0, 0, 0, 0};
+  bool any = false;
+  for (FrId f = 0; f < t.frs(); ++f) {
+    const Qty b = t.usage(n, f) + (extra ? extra->get(f) : 0) - t.subtree_quota(n, f);
+    if (b > 0) {
+      borrowed[m.resource_of(f)] += b;
+      any = true;
+    }
+  }
+  if (!any) return 0;
+  const int64_t w_milli = static_cast<int64_t>(m.cq[n].fair_weight * 1000 + 0.5);
+  if (w_milli == 0) return kInfShare;
+  int64_t drs = 0;
+  for (int r = 0; r < m.resources; ++r) {
+    if (borrowed[r] == 0) continue;
+    int64_t lendable = 0;
+    for (int fl = 0; fl < m.flavors; ++fl) lendable += t.potential_available(t.parent(n), m.fr(fl, r));
+    if (lendable > 0) drs = std::max<int64_t>(drs, borrowed[r] * 1000 / lendable);
+  }
+  return drs * 1000 / w_milli;
+}
+
+bool Preemption::subtree_has(const QuotaTree& tree, NodeId node, const std::vector<std::vector<uint32_t>>& q) const {
+  if (tree.is_cq(node)) return fs_cursor_[node] < q[node].size();
+  for (NodeId c : tree.child_cqs(node))
+    if (subtree_has(tree, c, q)) return true;
+  for (NodeId c : tree.child_cohorts(node))
+    if (subtree_has(tree, c, q)) return true;
+  return false;
+}
+
+// nextTarget: from the root, descend into the child with the highest share among those that
+// still hold candidates and borrow (the preemptor's own path is never pruned); ties go to the
+// child whose next candidate comes first in candidate order.
+NodeId Preemption::pick_target(const Model& m, const QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in,
+                               NodeId node, const std::vector<std::vector<uint32_t>>& q) const {
+  if (tree.is_cq(node)) return subtree_has(tree, node, q) ? node : kNoNode;
+  auto on_path = [&](NodeId c) {
+    for (NodeId n = in.cq; n != kNoNode; n = tree.parent(n))
+      if (n == c) return true;
+    return false;
+  };
+  auto first_cand = [&](NodeId c) -> uint32_t {  // first remaining candidate in c's subtree (by CQ)
+    uint32_t best = 0xffffffffu;
+    std::vector<NodeId> stack{c};
+    while (!stack.empty()) {
+      NodeId x = stack.back();
+      stack.pop_back();
+      if (tree.is_cq(x)) {
+        if (fs_cursor_[x] < q[x].size()) {
+          const uint32_t s = q[x][fs_cursor_[x]];
+          if (best == 0xffffffffu || s < best) best = s;  // slots were ranked in candidate order
+        }
+        continue;
+      }
+      for (NodeId y : tree.child_cqs(x)) stack.push_back(y);
+      for (NodeId y : tree.child_cohorts(x)) stack.push_back(y);
+    }
+    return best;
+  };
+  NodeId best = kNoNode;
+  int64_t best_share = -1;
+  uint32_t best_first = 0;
+  auto consider = [&](NodeId c) {
+    if (!subtree_has(tree, c, q)) return;
+    bool borrowing = false;
+    for (FrId f = 0; f < tree.frs(); ++f) borrowing = borrowing || tree.borrowing(c, f);
+    if (!borrowing && !on_path(c)) return;
+    const int64_t share = dominant_resource_share(m, tree, c);
+    const uint32_t first = first_cand(c);
+    if (best == kNoNode || share > best_share || (share == best_share && first < best_first)) {
+      best = c;
+      best_share = share;
+      best_first = first;
+    }
+  };
+  for (NodeId c : tree.child_cohorts(node)) consider(c);
+  for (NodeId c : tree.child_cqs(node)) consider(c);
+  if (best == kNoNode) return kNoNode;
+  return pick_target(m, tree, adm, in, best, q);
+}
+
+void Preemption::fair_targets(const Model& m, QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in,
+                              std::vector<Target>& out) {
+  out.clear();
+  cands_.clear();
+  const PreemptionConfig& pc = m.cq[in.cq].preemption;
+  if (pc.within != Policy::Never)
+    for (uint32_t s : adm.in_cq(in.cq))
+      if ((adm[s].usage.mask() & in.need) && satisfies_policy(pc.within, in, adm[s])) cands_.push_back({s, kNoNode, 2, false});
+  const NodeId root = tree.root(in.cq);
+  if (tree.has_parent(in.cq) && pc.reclaim != Policy::Never)
+    for (NodeId q = 0; q < tree.size(); ++q) {
+      if (!tree.is_cq(q) || q == in.cq || tree.root(q) != root) continue;
+      bool borrowing = false;  // cqIsBorrowing on the frs needing preemption
+      for (FrId f = 0; f < tree.frs(); ++f) borrowing = borrowing || ((in.need & fr_bit(f)) && tree.borrowing(q, f));
+      if (!borrowing) continue;
+      for (uint32_t s : adm.in_cq(q))
+        if ((adm[s].usage.mask() & in.need) && satisfies_policy(pc.reclaim, in, adm[s])) cands_.push_back({s, kNoNode, 1, false});
+    }
+  std::sort(cands_.begin(), cands_.end(), [&](const Cand& x, const Cand& y) {
+    const Admitted& a = adm[x.slot];
+    const Admitted& b = adm[y.slot];
+    if (a.evicted != b.evicted) return a.evicted;
+    if (x.list != y.list) return x.list < y.list;
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.reserved_s != b.reserved_s) return a.reserved_s > b.reserved_s;
+    return a.uid < b.uid;
+  });
+  // Rank = position in candidate order; per-CQ queues hold ranks so ties compare by order.
+  const int N = tree.size();
+  fs_queues_.assign(N, {});
+  fs_retry_.assign(N, {});
+  fs_cursor_.assign(N, 0);
+  for (uint32_t r = 0; r < cands_.size(); ++r) fs_queues_[adm[cands_[r].slot].cq].push_back(r);
+  auto slot_of = [&](uint32_t rank) { return cands_[rank].slot; };
+
+  tree.add(in.cq, in.usage);  // DRS values include the incoming workload
+  auto fits = [&] {           // workloadFitsForFairSharing
+    tree.remove(in.cq, in.usage);
+    bool ok = true;
+    for (uint8_t i = 0; i < in.usage.n; ++i)
+      if (in.usage.qty[i] > tree.available(in.cq, in.usage.fr[i])) ok = false;
+    tree.add(in.cq, in.usage);
+    return ok;
+  };
+  auto take = [&](uint32_t rank, Reason r) {
+    const Admitted& a = adm[slot_of(rank)];
+    tree.remove(a.cq, a.usage);
+    out.push_back({slot_of(rank), r});
+  };
+  auto almost_lca = [&](NodeId target, NodeId& pre_side, NodeId& tgt_side) {
+    // The children of the lowest common ancestor on each side: the first node up from the
+    // target whose parent is also an ancestor of the preemptor.
+    pre_side = in.cq;
+    tgt_side = target;
+    for (NodeId b = target; b != kNoNode && tree.parent(b) != kNoNode; b = tree.parent(b))
+      for (NodeId a = in.cq; a != kNoNode; a = tree.parent(a))
+        if (tree.parent(a) == tree.parent(b)) {
+          pre_side = a;
+          tgt_side = b;
+          return;
+        }
+  };
+  const bool within_nominal = m.gate_preempt_within_nominal && tree.within_nominal_in(in.cq, in.need);
+  bool ok = false;
+  // S2-a (or S2-b alone when it is the only strategy).
+  const bool first_is_a = m.fs_s2a;
+  for (NodeId target; !ok && (target = pick_target(m, tree, adm, in, root, fs_queues_)) != kNoNode;) {
+    if (target == in.cq) {
+      take(fs_queues_[target][fs_cursor_[target]++], Reason::InClusterQueue);
+      ok = fits();
+      continue;
+    }
+    if (within_nominal) {
+      take(fs_queues_[target][fs_cursor_[target]++], Reason::InCohortReclamation);
+      ok = fits();
+      continue;
+    }
+    NodeId pre_side, tgt_side;
+    almost_lca(target, pre_side, tgt_side);
+    const int64_t pre_share = dominant_resource_share(m, tree, pre_side);
+    while (fs_cursor_[target] < fs_queues_[target].size()) {
+      const uint32_t rank = fs_queues_[target][fs_cursor_[target]++];
+      const Admitted& a = adm[slot_of(rank)];
+      const int64_t old_share = dominant_resource_share(m, tree, tgt_side);
+      tree.remove(a.cq, a.usage);
+      const int64_t new_share = dominant_resource_share(m, tree, tgt_side);
+      tree.add(a.cq, a.usage);
+      const bool pass = first_is_a ? pre_share <= new_share : pre_share < old_share;
+      if (pass) {
+        take(rank, Reason::InCohortFairSharing);
+        ok = fits();
+        break;  // shares changed: pick the target again
+      }
+      fs_retry_[target].push_back(rank);
+    }
+  }
+  if (!ok && first_is_a && m.fs_s2b) {
+    // S2-b over the candidates S2-a refused: one victim per CQ while the preemptor's share is
+    // below the target's current share.
+    fs_cursor_.assign(N, 0);
+    for (NodeId target; !ok && (target = pick_target(m, tree, adm, in, root, fs_retry_)) != kNoNode;) {
+      NodeId pre_side, tgt_side;
+      almost_lca(target, pre_side, tgt_side);
+      if (dominant_resource_share(m, tree, pre_side) < dominant_resource_share(m, tree, tgt_side)) {
+        take(fs_retry_[target][0], Reason::InCohortFairSharing);
+        ok = fits();
+      }
+      fs_cursor_[target] = static_cast<uint32_t>(fs_retry_[target].size());  // drop the CQ
+    }
+  }
+  tree.remove(in.cq, in.usage);
+  if (ok) {  // fill back, borrowing allowed
+    for (int i = static_cast<int>(out.size()) - 2; i >= 0; --i) {
+      const Admitted& a = adm[out[i].slot];
+      tree.add(a.cq, a.usage);
+      bool f = true;
+      for (uint8_t k = 0; k < in.usage.n; ++k)
+        if (in.usage.qty[k] > tree.available(in.cq, in.usage.fr[k])) f = false;
+      if (f) {
+        out[i] = out.back();
+        out.pop_back();
+      } else {
+        tree.remove(a.cq, a.usage);
+      }
+    }
+  }
+  for (const Target& t : out) tree.add(adm[t.slot].cq, adm[t.slot].usage);
+  if (!ok) out.clear();
+}
+
 // ---- flavor assignment (spec §5) ----
 
 Mode FlavorAssigner::fits_resource_quota(const Model& m, QuotaTree& tree, const AdmittedSet& adm, Preemption& pre,
@@ -251,7 +467,7 @@ Mode FlavorAssigner::fits_resource_quota(const Model& m, QuotaTree& tree, const 
   single.usage = Usage{};
   single.usage.add(f, val);
   single.need = fr_bit(f);
-  pre.classical_targets(m, tree, adm, single, oracle_targets_);
+  pre.targets(m, tree, adm, single, oracle_targets_);
   if (oracle_targets_.empty()) return Mode::NoCandidates;
   bool all_outside = true;
   for (const Target& t : oracle_targets_) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <limits>
 #include <vector>
 
 #include "schedulers/kueue/quota_tree.hpp"
@@ -43,7 +44,7 @@ struct CqConfig {
   PreemptionConfig preemption;
   FlavorFungibility fungibility;
   bool strict_fifo = false;  // queueingStrategy StrictFIFO (default BestEffortFIFO)
-  double fair_weight = 1;    // fairSharing.weight
+  double fair_weight = 1;    // fairSharing.weight (also used for cohort nodes)
   bool active = true;
 };
 
@@ -55,6 +56,10 @@ struct Model {
   std::vector<CqConfig> cq;  // indexed by NodeId (cohort entries unused)
   std::vector<std::string> resource_names, flavor_names;
   bool fair_sharing = false;  // fairSharing.enable (spec §7)
+  // fairSharing.preemptionStrategies: S2-a LessThanOrEqualToFinalShare, S2-b LessThanInitialShare.
+  bool fs_s2a = true, fs_s2b = true;
+  bool gate_preempt_within_nominal = true;   // FairSharingPreemptWithinNominal
+  bool gate_prioritize_non_borrowing = true;  // FairSharingPrioritizeNonBorrowing
 
   FrId fr(int flavor, int resource) const { return static_cast<FrId>(flavor * resources + resource); }
   int flavor_of(FrId f) const { return f / resources; }
@@ -119,8 +124,21 @@ bool satisfies_policy(Policy p, const Preemptor& in, const Admitted& cand);
 
 // Preemption target search (PR/preemption.go getTargets with the classical strategy). Mutates
 // the tree only temporarily: on return the tree's usage is as it was. Owns reusable buffers.
+// Dominant resource share of node n (spec §7 DRS), with `extra` usage added to n: integer
+// per-mille share divided by the weight; 0 when not borrowing; kInfShare for weight 0.
+inline constexpr int64_t kInfShare = std::numeric_limits<int64_t>::max();
+int64_t dominant_resource_share(const Model& m, const QuotaTree& t, NodeId n, const Usage* extra = nullptr);
+
 class Preemption {
  public:
+  // Dispatches to fair_targets when fair sharing is on, else classical_targets.
+  void targets(const Model& m, QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in, std::vector<Target>& out) {
+    if (m.fair_sharing) fair_targets(m, tree, adm, in, out);
+    else classical_targets(m, tree, adm, in, out);
+  }
+  // Fair-sharing preemption (PR/preemption.go fairPreemptions, spec §7).
+  void fair_targets(const Model& m, QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in,
+                    std::vector<Target>& out);
   // Fills `out` with the targets (empty: no way to fit). `now` stands in for the reservation
   // time of candidates that have none yet.
   void classical_targets(const Model& m, QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in,
@@ -139,7 +157,12 @@ class Preemption {
                      bool advantage);
   bool run(const Model& m, QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in, bool borrow,
            std::vector<Target>& out);
+  NodeId pick_target(const Model& m, const QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in, NodeId node,
+                     const std::vector<std::vector<uint32_t>>& queues) const;
+  bool subtree_has(const QuotaTree& tree, NodeId node, const std::vector<std::vector<uint32_t>>& queues) const;
   std::vector<Cand> cands_;
+  std::vector<std::vector<uint32_t>> fs_queues_, fs_retry_;  // by CQ node: candidate slots, in order
+  std::vector<uint32_t> fs_cursor_;
   std::vector<Qty> remaining_, remaining2_;
 };
 
