@@ -9,6 +9,7 @@
 // zero runtime, max_jobs) apply as for every format. Unknown columns are an error (a typo
 // would otherwise silently lose data).
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -112,7 +113,7 @@ void write_csv(const std::string& path, const Workload& w) {
   out += '\n';
   auto s = [&](StrId id) { return csv_quote(w.strings.str(id)); };
   for (const auto& j : w.jobs) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, fmt_num(j.submit_s),
+    fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", j.id, fmt_num(j.submit_s),
                        fmt_num(j.runtime_s), fmt_num(j.time_limit_s), j.gpus, j.nodes, j.cpus, j.gpu_milli, j.priority,
                        s(j.user), s(j.account), s(j.klass), s(j.qos), s(j.partition), fmt_num(j.deadline_s),
                        fmt_num(j.checkpoint_interval_s), j.preemptible ? 1 : 0, j.requeueable ? 1 : 0,

@@ -51,7 +51,7 @@ void split_char(std::string_view s, char sep, std::vector<std::string_view>& out
   }
 }
 
-bool split_csv(std::string_view s, std::vector<std::string_view>& out, std::vector<std::string>& scratch) {
+bool split_csv(std::string_view s, std::vector<std::string_view>& out, std::deque<std::string>& scratch) {
   out.clear();
   size_t i = 0, n = s.size();
   size_t quoted = 0;
@@ -121,6 +121,16 @@ std::string_view trim(std::string_view s) {
 std::optional<double> to_double(std::string_view s) {
   s = trim(s);
   if (s.empty()) return std::nullopt;
+  {
+    // Fast path: most trace numbers are short integers ("-1", "599850"); exact in a double.
+    size_t i = s[0] == '-' ? 1 : 0;
+    if (i < s.size() && s.size() - i <= 15) {
+      int64_t v = 0;
+      size_t k = i;
+      for (; k < s.size() && s[k] >= '0' && s[k] <= '9'; ++k) v = v * 10 + (s[k] - '0');
+      if (k == s.size()) return static_cast<double>(i ? -v : v);
+    }
+  }
   if (s == "inf" || s == "+inf" || s == "Infinity") return kNever;
   if (s == "-inf") return -kNever;
   const char* b = s.data();

@@ -4,6 +4,7 @@
 // options common to every format (CPU-only, zero runtime, missing limit, epoch, sort, max_jobs).
 // Internal to traces/; not part of the public interface.
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,7 +34,7 @@ void split_ws(std::string_view s, std::vector<std::string_view>& out);
 void split_char(std::string_view s, char sep, std::vector<std::string_view>& out);
 // Splits one CSV record (RFC 4180 quoting, "" inside quotes). Quoted fields are unquoted into
 // `scratch`, which must outlive `out`. Returns false on an unterminated quote.
-bool split_csv(std::string_view s, std::vector<std::string_view>& out, std::vector<std::string>& scratch);
+bool split_csv(std::string_view s, std::vector<std::string_view>& out, std::deque<std::string>& scratch);
 // Quotes a CSV field when it holds a comma, quote or newline.
 std::string csv_quote(std::string_view s);
 
@@ -69,7 +70,7 @@ class CsvReader {
   LineCursor cur_;
   size_t line_ = 0;
   std::string joined_;
-  std::vector<std::string> scratch_;
+  std::deque<std::string> scratch_;  // deque: growing it keeps earlier views valid
 };
 
 // Maps header names to column indices; required columns throw at line 1 when absent.

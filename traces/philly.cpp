@@ -89,7 +89,7 @@ TraceData read_philly(const std::string& path, std::string_view buf, const ReadO
   if (!doc.is_array()) fail_at(path, "/", "not an array; expected the cluster_job_log JSON array of jobs");
   for (size_t i = 0; i < doc.size(); ++i) {
     const json& job = doc[i];
-    const std::string ptr = "/" + std::to_string(i);
+    const std::string ptr = fmt::format("/{}", i);  // (GCC 12 -Wrestrict false positive on "/" + to_string)
     if (!job.is_object()) fail_at(path, ptr, "not an object; expected a job object");
     b.row();
     auto submit = philly_time(job, "submitted_time", path, ptr);

@@ -4,7 +4,9 @@
 //   * A `|` inside a free-text column (JobName, Comment, AdminComment, SystemComment,
 //     Constraints, Container, SubmitLine, WorkDir) adds fields; a newline inside SubmitLine
 //     splits a record across physical lines.
-//   * Physical lines are joined (with "\n") while the record has fewer fields than the header.
+//   * Physical lines are joined (with "\n") while the record has fewer fields than the header,
+//     and further while it does not align (a '|' on a continuation line can make the count reach
+//     the header's early), but a line that is a valid record by itself is never swallowed.
 //   * When a record has more fields than the header, the extra fields are given to the
 //     free-text columns so that every typed column (times, durations, integers, JobID, ExitCode,
 //     State, TRES) holds a value of its type: the columns before a free-text column are anchored
@@ -31,7 +33,8 @@
 //        empty -> TimelimitRaw (minutes) when numeric, else unknown (missing_limit_is_runtime).
 //   user = User, account = Account, partition = Partition, qos = QOS. klass is left empty.
 // Rows skipped (counted by reason): step_row, orphan_fragment, never_started (Start Unknown/None/
-//   empty: pending, or cancelled before start), still_running (End Unknown), submit_unknown,
+//   empty: pending; or NodeList "None assigned"; or CANCELLED with Start == End and no AllocTRES:
+//   Slurm stamps Start = End = cancel time on a job cancelled while pending), still_running (End Unknown), submit_unknown,
 //   end_before_start, cpu_only_job (no GPUs, unless keep_cpu_jobs: the sample dumps have none).
 #include <algorithm>
 #include <cmath>
@@ -54,6 +57,11 @@ Kind column_kind(std::string_view name) {
       {"SubmitLine", Kind::Free}, {"WorkDir", Kind::Free},
       {"Submit", Kind::Time}, {"Eligible", Kind::Time}, {"Start", Kind::Time}, {"End", Kind::Time},
       {"Elapsed", Kind::Duration}, {"Timelimit", Kind::Duration}, {"CPUTime", Kind::Duration},
+      {"Suspended", Kind::Duration}, {"SystemCPU", Kind::Duration}, {"UserCPU", Kind::Duration},
+      {"TotalCPU", Kind::Duration}, {"Reserved", Kind::Duration}, {"AveCPU", Kind::Duration},
+      {"MinCPU", Kind::Duration}, {"ResvCPU", Kind::Duration},
+      {"ResvCPURAW", Kind::Int}, {"WCKeyID", Kind::Int}, {"ReqNodes", Kind::Int}, {"NTasks", Kind::Int},
+      {"ConsumedEnergyRaw", Kind::Int},
       {"ElapsedRaw", Kind::Int}, {"CPUTimeRAW", Kind::Int}, {"NNodes", Kind::Int}, {"NCPUS", Kind::Int},
       {"AllocCPUS", Kind::Int}, {"AllocNodes", Kind::Int}, {"UID", Kind::Int}, {"GID", Kind::Int},
       {"DBIndex", Kind::Int}, {"AssocID", Kind::Int}, {"QOSRAW", Kind::Int}, {"ReqCPUS", Kind::Int},
@@ -63,6 +71,7 @@ Kind column_kind(std::string_view name) {
       {"AllocTRES", Kind::Tres}, {"ReqTRES", Kind::Tres}};
   for (const auto& [n, k] : kKinds)
     if (n == name) return k;
+  if (name.rfind("TRESUsage", 0) == 0) return Kind::Tres;  // TRESUsageInAve, ... OutTot
   return Kind::Any;
 }
 
@@ -144,6 +153,29 @@ bool valid(Kind k, std::string_view s) {
   return true;
 }
 
+const char* expected(Kind k) {
+  switch (k) {
+    case Kind::Time: return "a YYYY-MM-DDTHH:MM:SS time, Unknown or empty";
+    case Kind::Duration: return "a [D-]HH:MM:SS duration, UNLIMITED, Partition_Limit or empty";
+    case Kind::Int: return "a non-negative integer or empty";
+    case Kind::LimitRaw: return "minutes, UNLIMITED, Partition_Limit or empty";
+    case Kind::JobId: return "a job id such as 123, 123_4 or 123.batch";
+    case Kind::ExitCode: return "code:signal or empty";
+    case Kind::State: return "a Slurm state such as COMPLETED or CANCELLED by <uid>";
+    case Kind::Tres: return "a TRES list such as cpu=4,gres/gpu=1,node=1";
+    default: return "a value";
+  }
+}
+
+// JobIDRaw repeats JobID for plain jobs and steps (arrays and het jobs differ): a cheap check
+// that catches a fragment glued in front of a record.
+bool ids_consistent(std::string_view id, std::string_view raw) {
+  size_t d = 0;
+  while (d < id.size() && id[d] >= '0' && id[d] <= '9') ++d;
+  const bool plain = d == id.size() || id[d] == '.';
+  return !plain || id == raw;
+}
+
 // GPUs in a TRES string: untyped gres/gpu=N wins, else the sum of gres/gpu:<type>=N.
 // Returns -1 when the string names no GPU at all.
 int64_t tres_gpus(std::string_view s) {
@@ -170,6 +202,7 @@ int64_t tres_gpus(std::string_view s) {
 
 struct Aligner {
   std::vector<Kind> kinds;
+  int c_jobid = -1, c_raw = -1;
   std::vector<uint8_t> feasible;  // (H+1) x (E+1), reused
   std::vector<std::string> joined;  // storage for free-text values that absorbed extras
 
@@ -181,6 +214,7 @@ struct Aligner {
     if (f.size() == H) {
       for (size_t c = 0; c < H; ++c)
         if (!valid(kinds[c], f[c])) return static_cast<int>(c);
+      if (c_raw >= 0 && !ids_consistent(f[c_jobid], f[c_raw])) return c_raw;
       out = f;
       return -1;
     }
@@ -225,6 +259,7 @@ struct Aligner {
       }
       u += k;
     }
+    if (c_raw >= 0 && !ids_consistent(out[c_jobid], out[c_raw])) return -2;
     return -1;
   }
 };
@@ -257,9 +292,16 @@ TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOp
             c_alloc_tres = h.find("AllocTRES"), c_req_tres = h.find("ReqTRES"),
             c_nodes = h.find("NNodes") >= 0 ? h.find("NNodes") : h.find("AllocNodes"),
             c_cpus = h.find("NCPUS") >= 0 ? h.find("NCPUS") : h.find("AllocCPUS"), c_limit = h.find("Timelimit"),
-            c_limit_raw = h.find("TimelimitRaw"), c_prio = h.find("Priority");
+            c_limit_raw = h.find("TimelimitRaw"), c_prio = h.find("Priority"),
+            c_nodelist = h.find("NodeList"), c_state = h.find("State");
   Aligner al;
   for (const auto& n : h.names) al.kinds.push_back(column_kind(n));
+  al.c_jobid = c_jobid;
+  al.c_raw = c_raw;
+  Aligner probe = al;  // checks whether a following line is a record of its own
+  std::vector<std::string_view> probe_col;
+  // A record spanning more physical lines than this is taken as broken (bounds the work).
+  constexpr size_t kMaxRecordLines = 256;
 
   std::vector<std::string_view> f, part, col;
   std::string text;
@@ -270,46 +312,61 @@ TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOp
     }
     const size_t first = i, line_no = i + 1;
     split_char(lines[i], '|', f);
-    size_t count = f.size(), j = i + 1;
-    bool multi = false;
-    if (count < H) {
-      text.assign(lines[i]);
-      while (count < H && j < lines.size()) {
-        text += '\n';
-        text += lines[j];
-        split_char(lines[j], '|', part);
-        count += part.size() - 1;
-        ++j;
-      }
-      multi = j > i + 1;
+    const size_t first_count = f.size();
+    // Phase 1: a record with too few fields continues on the next lines (newline in SubmitLine).
+    size_t count = first_count, j = i + 1;
+    text.assign(lines[i]);
+    while (count < H && j < lines.size()) {
+      text += '\n';
+      text += lines[j];
+      split_char(lines[j], '|', part);
+      count += part.size() - 1;
+      ++j;
+    }
+    // Phase 2: align; if that fails, the text may go on (a '|' in a continuation line made the
+    // count reach the header's early), so join more lines, but never one that is a complete
+    // record by itself.
+    int bad = -2;
+    for (;;) {
       split_char(text, '|', f);
+      if (f.size() >= H) {
+        bad = al.align(f, col);
+        if (bad == -1) break;
+      }
+      if (j >= lines.size() || j - first >= kMaxRecordLines) break;
+      split_char(lines[j], '|', part);
+      if (part.size() >= H && probe.align(part, probe_col) == -1) break;
+      text += '\n';
+      text += lines[j];
+      ++j;
     }
-    if (f.size() < H) {  // the file ended inside this record
-      b.row();
-      b.skip("orphan_fragment");
-      i = first + 1;
-      continue;
-    }
-    const int bad = al.align(f, col);
     if (bad != -1) {
-      if (multi || f.size() < H) {
+      if (first_count < H) {  // a fragment: the tail of a record whose head is missing
         b.row();
         b.skip("orphan_fragment");
         i = first + 1;
         continue;
       }
+      // A single line with enough fields that does not align: malformed. Report what the
+      // line alone got wrong.
+      split_char(lines[first], '|', f);
+      bad = al.align(f, col);
+      if (bad == c_raw && valid(Kind::JobId, f[bad]))
+        fail(path, line_no, fmt::format("JobIDRaw '{}' differs from JobID '{}'; expected the same id for a plain job",
+                                        f[bad], f[c_jobid]));
       if (bad >= 0)
-        fail(path, line_no, fmt::format("column {} is '{}'; expected a {} value", h.names[bad], f[bad],
-                                        h.names[bad] == "JobID" || h.names[bad] == "JobIDRaw" ? "job id" : "well-formed"));
+        fail(path, line_no, fmt::format("column {} is '{}'; expected {}", h.names[bad], f[bad], expected(al.kinds[bad])));
       fail(path, line_no,
            fmt::format("{} fields, header has {}; cannot attribute the extra '|' to free-text columns "
                        "(JobName, Comment, Constraints, SubmitLine, ...)",
                        f.size(), H));
     }
+    const bool multi = j > first + 1;
     i = j;
     b.row();
     if (multi) b.adjust("record_split_across_lines_joined");
     if (f.size() > H) b.adjust("pipe_in_free_text_recovered");
+    // col may point into text or al.joined: both stay untouched until the next record.
 
     const std::string_view jobid = trim(col[c_jobid]);
     if (jobid.find('.') != std::string_view::npos) {
@@ -343,6 +400,15 @@ TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOp
       continue;
     }
     const double start = *to_naive_time(s_start), end = *to_naive_time(s_end);
+    // Slurm gives a job cancelled while pending Start = End = the cancel time and NodeList
+    // "None assigned" (sacct_dump2101.log: CANCELLED by <uid>, JobHeldUser): it never ran.
+    const bool none_assigned = c_nodelist >= 0 && trim(col[c_nodelist]) == "None assigned";
+    const bool cancelled_unallocated = end == start && c_state >= 0 && trim(col[c_state]).rfind("CANCELLED", 0) == 0 &&
+                                       (c_alloc_tres < 0 || trim(col[c_alloc_tres]).empty());
+    if (none_assigned || cancelled_unallocated) {
+      b.skip("never_started");
+      continue;
+    }
     if (end < start) {
       b.skip("end_before_start");
       continue;

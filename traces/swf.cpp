@@ -22,6 +22,7 @@
 // Every field is parsed as a number (floats in integer fields are rounded); anything else is an
 // InputError naming file:line and the field.
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -55,10 +56,29 @@ void parse_header_line(std::string_view line, ReadReport& rep) {
   if (!inserted) it->second += " | " + value;
 }
 
-std::string label(const char* prefix, double v) {
-  if (v < 0) return {};
-  return fmt::format("{}{}", prefix, static_cast<int64_t>(std::llround(v)));
-}
+// Interns "<prefix><N>" once per distinct N (formatting and hashing per row is most of the
+// reading time otherwise). -1 (unknown) is the empty string.
+class LabelCache {
+ public:
+  explicit LabelCache(char prefix) : prefix_(prefix) {}
+  StrId get(JobBuilder& b, double v) {
+    if (v < 0) return 0;
+    const int64_t n = std::llround(v);
+    if (n < kDense) {
+      if (static_cast<size_t>(n) >= dense_.size()) dense_.resize(static_cast<size_t>(n) + 1, kUnset);
+      StrId& id = dense_[static_cast<size_t>(n)];
+      if (id == kUnset) id = b.intern(fmt::format("{}{}", prefix_, n));
+      return id;
+    }
+    return b.intern(fmt::format("{}{}", prefix_, n));
+  }
+
+ private:
+  static constexpr int64_t kDense = 1 << 20;
+  static constexpr StrId kUnset = StringTable::kMissing;
+  char prefix_;
+  std::vector<StrId> dense_;
+};
 
 }  // namespace
 
@@ -69,6 +89,7 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
   std::vector<std::string_view> f;
   f.reserve(24);
   double v[18];
+  LabelCache users('u'), groups('g'), queues('q'), parts('p');
   while (cur.next(line)) {
     std::string_view t = trim(line);
     if (t.empty()) continue;
@@ -120,10 +141,10 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
     j.gpus = static_cast<int32_t>(std::llround(procs) * opts.gpus_per_proc);
     j.nodes = 0;
     j.time_limit_s = v[8] > 0 ? v[8] : JobBuilder::kUnknownLimit;
-    j.user = b.intern(label("u", v[11]));
-    j.account = b.intern(label("g", v[12]));
-    j.qos = b.intern(label("q", v[14]));
-    j.partition = b.intern(label("p", v[15]));
+    j.user = users.get(b, v[11]);
+    j.account = groups.get(b, v[12]);
+    j.qos = queues.get(b, v[14]);
+    j.partition = parts.get(b, v[15]);
     b.add(j);
   }
   return b.finish(/*shift_epoch=*/false);
@@ -187,7 +208,7 @@ void write_swf(const std::string& path, const Workload& w) {
   for (const auto& j : w.jobs) {
     const double wait = j.recorded_start_s >= 0 ? j.recorded_start_s - j.submit_s : -1;
     const double req_time = j.time_limit_s == kNever ? -1 : j.time_limit_s;
-    out += fmt::format("{} {} {} {} {} -1 -1 {} {} -1 1 {} {} -1 {} {} -1 -1\n", j.id, fmt_num(j.submit_s),
+    fmt::format_to(std::back_inserter(out), "{} {} {} {} {} -1 -1 {} {} -1 1 {} {} -1 {} {} -1 -1\n", j.id, fmt_num(j.submit_s),
                        fmt_num(wait), fmt_num(j.runtime_s), j.gpus, j.gpus, fmt_num(req_time), users.number(w, j),
                        groups.number(w, j), queues.number(w, j), parts.number(w, j));
   }
