@@ -7,6 +7,9 @@ namespace floorsim::cli {
 int verb_run(const Args& args);       // sim/cli/verb_run.cpp
 int verb_validate(const Args& args);  // sim/cli/verb_run.cpp
 int verb_schema(const Args& args);    // sim/cli/verb_run.cpp
+int verb_trace(const Args& args);     // sim/cli/verb_trace.cpp
+int verb_calibrate(const Args& args);  // sim/cli/verb_calibrate.cpp
+int verb_fabric(const Args& args);     // sim/cli/verb_fabric.cpp
 
 struct Verb {
   const char* name;
@@ -18,6 +21,9 @@ inline const Verb kVerbs[] = {
     {"run", "simulate a scenario and write metrics.json, jobs.csv, timeline.csv", verb_run},
     {"validate", "check a scenario file and print it with every default filled in", verb_validate},
     {"schema", "print the JSON Schema of the scenario format", verb_schema},
+    {"trace", "read a trace (swf, helios, philly, pai, sacct, csv): stats, or convert to swf/csv", verb_trace},
+    {"calibrate", "measure the Monte Carlo VaR kernel on this device; write paths/s to a JSON", verb_calibrate},
+    {"fabric", "fat-tree sign-off pack: routing, max-min contention, degraded cases (signoff.md/.json)", verb_fabric},
 };
 
 }  // namespace floorsim::cli

@@ -1,0 +1,78 @@
+// `floorsim trace stats FILE --format F [--json]` and
+// `floorsim trace convert IN --format F --to swf|csv -o OUT`.
+// The work is done in traces/ (read_trace, compute_stats, write_swf/write_csv), which the
+// test_traces binary covers; this file only maps flags onto ReadOptions.
+#include <iostream>
+
+#include "sim/cli/verbs.hpp"
+#include "sim/core/error.hpp"
+#include "traces/stats.hpp"
+#include "traces/trace.hpp"
+
+namespace floorsim::cli {
+
+int verb_trace(const Args& args) {
+  po::options_description opt;
+  std::string action, input, format, to, output, missing_limit;
+  traces::ReadOptions ro;
+  size_t max_jobs = 0;
+  int gpus_per_proc = 1;
+  opt.add_options()
+      ("action", po::value(&action), "stats | convert")
+      ("input", po::value(&input), "trace file to read")
+      ("format", po::value(&format),
+       "trace format: swf | helios | philly | pai | sacct | csv (required; no default)")
+      ("json", po::bool_switch(), "stats: print JSON instead of text (off)")
+      ("to", po::value(&to), "convert: output format, swf | csv (required for convert)")
+      ("output,o", po::value(&output), "convert: output file, written atomically (required for convert)")
+      ("gpus-per-proc", po::value(&gpus_per_proc)->default_value(1), "SWF: GPUs per processor")
+      ("keep-cpu-jobs", po::bool_switch(), "keep jobs with no GPUs (off: they are skipped and counted)")
+      ("drop-zero-runtime", po::bool_switch(), "skip jobs whose runtime is <= 0 (off)")
+      ("max-jobs", po::value(&max_jobs)->default_value(0), "keep only the first N jobs by submit time (0 = all)")
+      ("missing-limit", po::value(&missing_limit)->default_value("runtime"),
+       "time limit of a job whose trace gives none: runtime | unlimited");
+  po::positional_options_description pos;
+  pos.add("action", 1).add("input", 1);
+  po::variables_map vm;
+  if (!parse(args, "trace", "stats|convert FILE --format F [--json] [--to swf|csv -o OUT]", opt, pos, vm)) return kExitOk;
+
+  if (action != "stats" && action != "convert")
+    throw UsageError(action.empty() ? "missing action; expected 'stats' or 'convert'"
+                                    : "unknown action '" + action + "'; expected 'stats' or 'convert'");
+  if (input.empty()) throw UsageError("missing the trace FILE");
+  if (format.empty()) throw UsageError("missing --format; expected swf, helios, philly, pai, sacct or csv");
+  traces::Format fmt;
+  try {
+    fmt = traces::parse_format(format);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--format: ") + e.what());
+  }
+  if (gpus_per_proc < 1) throw UsageError("--gpus-per-proc must be >= 1");
+  if (missing_limit != "runtime" && missing_limit != "unlimited")
+    throw UsageError("--missing-limit is '" + missing_limit + "'; expected runtime or unlimited");
+  ro.gpus_per_proc = gpus_per_proc;
+  ro.keep_cpu_jobs = vm["keep-cpu-jobs"].as<bool>();
+  ro.drop_zero_runtime = vm["drop-zero-runtime"].as<bool>();
+  ro.max_jobs = max_jobs;
+  ro.missing_limit_is_runtime = missing_limit == "runtime";
+
+  if (action == "convert") {
+    if (to != "swf" && to != "csv") throw UsageError("--to is '" + to + "'; expected swf or csv");
+    if (output.empty()) throw UsageError("missing -o OUT");
+  }
+  const traces::TraceData data = traces::read_trace(input, fmt, ro);  // InputError -> exit 2 in main
+  if (action == "stats") {
+    const auto st = traces::compute_stats(data);
+    std::cout << (vm["json"].as<bool>() ? traces::format_stats_json(st) : traces::format_stats_text(st));
+    return kExitOk;
+  }
+  if (to == "swf")
+    traces::write_swf(output, data.workload);
+  else
+    traces::write_csv(output, data.workload);
+  std::cerr << "floorsim: trace: wrote " << data.workload.jobs.size() << " jobs to " << output << " (" << data.report.rows
+            << " rows read)\n";
+  return kExitOk;
+}
+
+}  // namespace floorsim::cli
