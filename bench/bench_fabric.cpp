@@ -1,0 +1,78 @@
+// Prints max-min flow-set solves per second (spec fabric §6 anchors; issue 5 target: under 1 ms
+// per k=8 permutation solve on one core). Never asserts timing.
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "fabric/maxmin.hpp"
+#include "fabric/routing.hpp"
+#include "fabric/topology.hpp"
+#include "fabric/traffic.hpp"
+
+using namespace floorsim::fabric;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+Topology tree(uint32_t k) {
+  std::vector<TierSpec> tiers(3, TierSpec{gbps_to_bytes_per_s(400), 1e-6, "NDR"});
+  return build_topology("fat_tree", kary_fat_tree(k), tiers);
+}
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+void bench(const char* label, const Topology& t, const TrafficSpec& ts, RoutingMode mode) {
+  const auto demands = make_traffic(t, ts);
+  auto t0 = Clock::now();
+  const auto routed = route_all(t, FailureSet{}, {mode, 1}, demands);
+  const double route_s = seconds_since(t0);
+  MaxMinSolver solver;
+  std::vector<double> rates;
+  solver.solve(routed.set, rates);  // warm the buffers
+  // Repeat for at least 0.5 s.
+  uint64_t n = 0;
+  t0 = Clock::now();
+  double el = 0;
+  double checksum = 0;
+  do {
+    solver.solve(routed.set, rates);
+    checksum += rates[n % rates.size()];
+    ++n;
+    el = seconds_since(t0);
+  } while (el < 0.5);
+  const uint32_t rounds = solver.last_rounds();
+  t0 = Clock::now();
+  const auto c = complete(routed.set, solver);
+  const double complete_s = seconds_since(t0);
+  std::printf("%-44s %-6s flows %7zu  rounds %4u  solve %9.1f us  %9.0f solves/s  route %8.2f ms  "
+              "completion (%u solves) %8.2f ms  [checksum %.3g, makespan %.4g s]\n",
+              label, routing_name(mode), routed.set.flows(), rounds, 1e6 * el / n, n / el,
+              1e3 * route_s, c.solves, 1e3 * complete_s, checksum, c.makespan_s);
+}
+
+}  // namespace
+
+int main() {
+  std::printf("bench_fabric: one core, MaxMinSolver::solve on a routed flow set (buffers reused)\n");
+  const auto k8 = tree(8);
+  TrafficSpec perm;
+  perm.pattern = Pattern::Permutation;
+  perm.bytes = 1e9;
+  for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp, RoutingMode::Split})
+    bench("k=8 (128 hosts) permutation", k8, perm, m);
+  const auto k16 = tree(16);
+  TrafficSpec a2a;
+  a2a.pattern = Pattern::AllToAll;
+  a2a.bytes = 1e9;
+  for (uint32_t i = 0; i < 64; ++i) a2a.hosts.push_back(i);
+  for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp})
+    bench("k=16 (1,024 hosts) all-to-all, hosts 0..63", k16, a2a, m);
+  a2a.hosts.clear();
+  for (uint32_t i = 0; i < 64; ++i) a2a.hosts.push_back(i * 16);
+  for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp})
+    bench("k=16 all-to-all, 64 hosts strided (inter-pod)", k16, a2a, m);
+  bench("k=16 (1,024 hosts) permutation", k16, perm, RoutingMode::Ecmp);
+  bench("k=32 (8,192 hosts) permutation", tree(32), perm, RoutingMode::Ecmp);
+  return 0;
+}

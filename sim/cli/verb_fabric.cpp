@@ -1,0 +1,53 @@
+// `floorsim fabric FABRIC.json --out DIR`: the fabric sign-off pack (signoff.md + signoff.json),
+// written atomically. The work is done in fabric/ (signoff.hpp), which test_fabric covers; this
+// file maps flags onto the scenario.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "fabric/signoff.hpp"
+#include "sim/cli/verbs.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::cli {
+
+int verb_fabric(const Args& args) {
+  po::options_description opt;
+  std::string input, out, routing;
+  opt.add_options()
+      ("scenario", po::value(&input), "fabric scenario JSON (required)")
+      ("out,o", po::value(&out), "output directory, replaced atomically (required)")
+      ("routing", po::value(&routing)->default_value("scenario"),
+       "override the scenario's routing mode: scenario | dmodk | ecmp | split")
+      ("format", po::bool_switch(), "print the scenario format (every key, its default and unit) and exit (off)");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse(args, "fabric", "FABRIC.json --out DIR [--routing MODE]", opt, pos, vm)) return kExitOk;
+  if (vm["format"].as<bool>()) {
+    std::cout << "fabric scenario format (key (type, default): description)\n\n"
+              << cfg::describe(*fabric::fabric_scenario_spec());
+    return kExitOk;
+  }
+  if (input.empty()) throw UsageError("missing the FABRIC.json scenario");
+  if (out.empty()) throw UsageError("missing --out DIR");
+  auto scenario = fabric::load_fabric_scenario(input);  // InputError -> exit 2 in main
+  if (routing != "scenario") {
+    if (!fabric::parse_routing(routing, scenario.routing.mode))
+      throw UsageError("--routing is '" + routing + "'; expected scenario, dmodk, ecmp or split");
+    scenario.resolved["routing"]["mode"] = routing;
+  }
+  const nlohmann::json pack = fabric::run_signoff(scenario);
+  io::AtomicDir dir(out);
+  io::write_file_atomic(dir.file("signoff.json"), pack.dump(2) + "\n");
+  io::write_file_atomic(dir.file("signoff.md"), fabric::signoff_markdown(pack));
+  dir.commit();
+  std::cerr << "floorsim: fabric: wrote " << out << "/signoff.md and signoff.json (slowest flow of "
+            << pack["traffic"][0]["name"].get<std::string>() << ": "
+            << pack["traffic"][0]["results"][fabric::routing_name(scenario.routing.mode)]["slowest_s"].get<double>()
+            << " s)\n";
+  return kExitOk;
+}
+
+}  // namespace floorsim::cli

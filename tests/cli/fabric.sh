@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# End to end: `floorsim fabric` writes the sign-off pack atomically, deterministically, and
+# rejects bad input with exit 2 and a one-line error naming the JSON pointer.
+set -euo pipefail
+FLOORSIM="$1"
+SRC="${FLOORSIM_SOURCE_DIR:?}"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+
+"$FLOORSIM" fabric --help | grep -q -- "--routing arg (=scenario)"
+"$FLOORSIM" fabric --format | grep -q "nvlink_domain_gpus"
+
+"$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --out "$TMP/a" 2>/dev/null
+test -s "$TMP/a/signoff.md"
+test -s "$TMP/a/signoff.json"
+grep -q "## Hop counts per path class" "$TMP/a/signoff.md"
+grep -q "## Degraded fabrics" "$TMP/a/signoff.md"
+grep -q '"reached_full_scale": true' "$TMP/a/signoff.json"
+# Same input, same bytes.
+"$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --out "$TMP/b" 2>/dev/null
+cmp "$TMP/a/signoff.json" "$TMP/b/signoff.json"
+cmp "$TMP/a/signoff.md" "$TMP/b/signoff.md"
+
+# QTBS reproduction: pure max-min gives 7 s full, 9 s at tau = 4/3 (spec fabric §5).
+"$FLOORSIM" fabric "$SRC/examples/fabric/qtbs_taper.json" --out "$TMP/q" 2>/dev/null
+grep -q "| full (tau = 2, Leiserson) | \[1.0,1.0\] | 32 | all-to-all 1 GB | 7 |" "$TMP/q/signoff.md"
+grep -q "| tapered 4/3 (tau = 4/3) | \[1.5,1.5\] | 14.22 | all-to-all 1 GB | 9 |" "$TMP/q/signoff.md"
+
+# Routing override.
+"$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --routing split --out "$TMP/s" 2>/dev/null
+grep -q '"mode": "split"' "$TMP/s/signoff.json"
+
+# Bad input: unknown key -> exit 2, one line with the pointer; no output directory left.
+cat > "$TMP/bad.json" <<'JSON'
+{"topology": {"kind": "fat_tree", "k": 4, "tiers": [{"speed": "NDR", "colour": 1}]},
+ "traffic": [{"name": "p", "pattern": "permutation"}]}
+JSON
+set +e
+err="$("$FLOORSIM" fabric "$TMP/bad.json" --out "$TMP/bad" 2>&1)"
+rc=$?
+set -e
+test "$rc" -eq 2
+echo "$err" | grep -q "bad.json:/topology/tiers/0/colour: unknown key"
+test "$(echo "$err" | wc -l)" -eq 1
+test ! -e "$TMP/bad"
+set +e
+"$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --routing fastest --out "$TMP/c" 2>/dev/null
+rc=$?
+set -e
+test "$rc" -eq 2
+echo "fabric.sh: ok"
