@@ -47,6 +47,7 @@ struct ContentionOp {
   uint32_t* flow_list;
   double* remaining;
   double* rate_tmp;
+  double* flow_cap;
   uint8_t* state;
   // outputs
   double* rate;
@@ -81,6 +82,8 @@ struct ContentionOp {
     v.flow_list = flow_list + sf;
     v.remaining = remaining + sf;
     v.state = state + sf;
+    v.flow_cap = flow_cap + sf;
+    for (uint32_t l = 0; l < v.links; ++l) v.unfrozen_n[l] = 0;  // maxmin_solve's precondition
 
     // Static problem: every flow present.
     for (uint32_t f = 0; f < v.flows; ++f) v.state[f] = 1;
@@ -89,16 +92,23 @@ struct ContentionOp {
     double mr = kInf;
     for (uint32_t f = 0; f < v.flows; ++f) mr = r[f] < mr ? r[f] : mr;
     min_rate[b] = mr;
-    // After the static solve frozen[l] is the total rate carried by link l.
+    // Tier utilisation: rate carried per tier (flows in index order, links in path order) over
+    // the tier's capacity.
+    double* util = tier_util + size_t(b) * tiers;
+    for (uint32_t t = 0; t < tiers; ++t) util[t] = 0.0;
+    for (uint32_t f = 0; f < v.flows; ++f) {
+      if (!(r[f] < kInf)) continue;
+      for (uint32_t k = v.off[f]; k < v.off[f + 1]; ++k) util[v.tier[v.path[k]]] += r[f];
+    }
     for (uint32_t t = 0; t < tiers; ++t) {
-      double carried = 0.0, capacity = 0.0;
+      double capacity = 0.0;
       for (uint32_t l = 0; l < v.links; ++l)
-        if (v.tier[l] == t) { carried += v.frozen[l]; capacity += v.cap[l]; }
-      tier_util[size_t(b) * tiers + t] = capacity > 0.0 ? carried / capacity : 0.0;
+        if (v.tier[l] == t) capacity += v.cap[l];
+      util[t] = capacity > 0.0 ? util[t] / capacity : 0.0;
     }
 
     double* c = completion + f0;
-    detail::completion_times(v, rate_tmp + sf, c);
+    detail::completion_times(v, r, rate_tmp + sf, c);
     double worst = -kInf;
     uint32_t wi = 0;
     for (uint32_t f = 0; f < v.flows; ++f)
@@ -144,7 +154,7 @@ ContentionResults batch_contention(const ContentionBatch& in) {
   const size_t slots = static_cast<size_t>(omp_get_max_threads());
 #endif
   thrust::device_vector<double> frozen(slots * max_links), share(slots * max_links),
-      remaining(slots * max_flows), rate_tmp(slots * max_flows);
+      remaining(slots * max_flows), rate_tmp(slots * max_flows), flow_cap(slots * max_flows);
   thrust::device_vector<uint32_t> unfrozen_n(slots * max_links), link_list(slots * max_links),
       flow_list(slots * max_flows);
   thrust::device_vector<uint8_t> state(slots * max_flows);
@@ -169,7 +179,7 @@ ContentionResults batch_contention(const ContentionBatch& in) {
   op.slot_links = max_links; op.slot_flows = max_flows;
   op.frozen = raw(frozen); op.share = raw(share); op.unfrozen_n = raw(unfrozen_n);
   op.link_list = raw(link_list); op.flow_list = raw(flow_list); op.remaining = raw(remaining);
-  op.rate_tmp = raw(rate_tmp); op.state = raw(state);
+  op.rate_tmp = raw(rate_tmp); op.flow_cap = raw(flow_cap); op.state = raw(state);
   op.tiers = in.tiers;
 
 #if defined(__CUDACC__)

@@ -84,6 +84,7 @@ ContentionResults batch_contention(const ContentionBatch& batch);
 namespace cuda {
 bool device_available();
 std::string device_name();
+double device_memory_bandwidth_bytes_per_s();  // theoretical peak, from the device attributes
 ContentionResults batch_contention(const ContentionBatch& batch);
 }  // namespace cuda
 #endif

@@ -48,7 +48,7 @@ ContentionBytes contention_bytes_per_scenario(const ContentionBatch& b) {
   const double L = b.total_links() / B, F = b.total_flows() / B, P = b.flow_links.size() / B;
   r.input_bytes = L * (8 + 4) + F * (4 + 8 + 8) + P * 4 + 2 * 4;
   r.output_bytes = F * (8 + 8) + 8 + 4 + 8 + b.tiers * 8;
-  r.scratch_bytes = L * (8 + 8 + 4 + 4) + F * (4 + 8 + 8 + 1);
+  r.scratch_bytes = L * (8 + 8 + 4 + 4) + F * (4 + 8 + 8 + 8 + 1);
   return r;
 }
 

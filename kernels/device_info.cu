@@ -19,5 +19,13 @@ std::string device_name() {
   return p.name;
 }
 
+double device_memory_bandwidth_bytes_per_s() {
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) != cudaSuccess)
+    return 0.0;
+  return 2.0 * clock_khz * 1e3 * bus_bits / 8.0;  // double data rate
+}
+
 }  // namespace floorsim::kernels::cuda
 #endif

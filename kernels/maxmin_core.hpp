@@ -21,29 +21,51 @@ struct ScenarioView {
   // scratch
   double* frozen;           // [links] rate already frozen on the link
   double* share;            // [links] this round's share
-  uint32_t* unfrozen_n;     // [links] unfrozen flows on the link
+  uint32_t* unfrozen_n;     // [links] unfrozen flows on the link (all 0 between solves)
   uint32_t* link_list;      // [links] links with unfrozen flows (ascending index)
   uint32_t* flow_list;      // [flows] unfrozen flows (ascending index)
   double* remaining;        // [flows] bytes left
   uint8_t* state;           // [flows] 0 waiting, 1 active, 2 done
+  double* flow_cap;         // [flows] min capacity of the flow's single-flow links
 };
 
-// Max-min rates of the flows with active[f] (state == want), progressive filling by closed
-// steps (spec fabric §3): share_l = (c_l - frozen_l) / unfrozen_l; every unfrozen flow gets
+// Max-min rates of the flows with state[f] == want, progressive filling by closed steps
+// (spec fabric §3): share_l = (c_l - frozen_l) / unfrozen_l; every unfrozen flow gets
 // m = min share; flows crossing a link whose share attains m (relative kAttainRelTol) freeze
 // at m. At most one round per link. Writes rate[f] for the selected flows only.
+// Two exact shortcuts keep a round proportional to the contended part of the problem:
+//  - only links touched by the selected flows are visited (no O(all links) reset per solve);
+//  - a link crossed by exactly one selected flow has share c_l for as long as that flow is
+//    unfrozen, so it is folded into the flow's own cap (flow_cap[f] = min such c_l) and left
+//    out of the per-round link scan.
+// Precondition: unfrozen_n[l] == 0 for every link (true on exit, since every flow freezes).
 FLOORSIM_HD inline void maxmin_solve(const ScenarioView& v, uint8_t want, double* rate) {
-  for (uint32_t l = 0; l < v.links; ++l) { v.frozen[l] = 0.0; v.unfrozen_n[l] = 0; }
-  uint32_t nf = 0;
+  uint32_t nf = 0, nt = 0;
   for (uint32_t f = 0; f < v.flows; ++f) {
     if (v.state[f] != want) continue;
     if (v.off[f] == v.off[f + 1]) { rate[f] = kInf; continue; }  // no link: unconstrained
     v.flow_list[nf++] = f;
-    for (uint32_t i = v.off[f]; i < v.off[f + 1]; ++i) ++v.unfrozen_n[v.path[i]];
+    for (uint32_t i = v.off[f]; i < v.off[f + 1]; ++i) {
+      const uint32_t l = v.path[i];
+      if (v.unfrozen_n[l]++ == 0) { v.link_list[nt++] = l; v.frozen[l] = 0.0; }
+    }
+  }
+  // Fold single-flow links into the flows' caps; keep the shared ones in link_list.
+  for (uint32_t i = 0; i < nf; ++i) {
+    const uint32_t f = v.flow_list[i];
+    double cap = kInf;
+    for (uint32_t k = v.off[f]; k < v.off[f + 1]; ++k) {
+      const uint32_t l = v.path[k];
+      if (v.unfrozen_n[l] == 1 && v.cap[l] < cap) cap = v.cap[l];
+    }
+    v.flow_cap[f] = cap;
   }
   uint32_t nl = 0;
-  for (uint32_t l = 0; l < v.links; ++l)
-    if (v.unfrozen_n[l] > 0) v.link_list[nl++] = l;
+  for (uint32_t i = 0; i < nt; ++i) {
+    const uint32_t l = v.link_list[i];
+    if (v.unfrozen_n[l] > 1) v.link_list[nl++] = l;
+    else v.share[l] = kInf;  // never attains through the link scan: flow_cap stands in
+  }
   while (nf > 0) {
     double m = kInf;
     for (uint32_t i = 0; i < nl; ++i) {
@@ -53,13 +75,17 @@ FLOORSIM_HD inline void maxmin_solve(const ScenarioView& v, uint8_t want, double
       v.share[l] = s;
       if (s < m) m = s;
     }
+    for (uint32_t i = 0; i < nf; ++i) {
+      const double c = v.flow_cap[v.flow_list[i]];
+      if (c < m) m = c;
+    }
+    if (!(m > 0.0)) m = 0.0;
     const double thr = m + m * kAttainRelTol;
     uint32_t keep = 0;
     for (uint32_t i = 0; i < nf; ++i) {
       const uint32_t f = v.flow_list[i];
-      bool hit = false;
-      for (uint32_t k = v.off[f]; k < v.off[f + 1]; ++k)
-        if (v.share[v.path[k]] <= thr) { hit = true; break; }
+      bool hit = v.flow_cap[f] <= thr;
+      for (uint32_t k = v.off[f]; !hit && k < v.off[f + 1]; ++k) hit = v.share[v.path[k]] <= thr;
       if (!hit) { v.flow_list[keep++] = f; continue; }
       rate[f] = m;
       for (uint32_t k = v.off[f]; k < v.off[f + 1]; ++k) {
@@ -76,8 +102,11 @@ FLOORSIM_HD inline void maxmin_solve(const ScenarioView& v, uint8_t want, double
 }
 
 // Completion times: flows join at start_s; re-solve at every arrival and departure.
-// `rate` is scratch here ([flows]); completion[f] is written for every flow.
-FLOORSIM_HD inline void completion_times(const ScenarioView& v, double* rate, double* completion) {
+// `rate` is scratch here ([flows]); completion[f] is written for every flow. `static_rate`
+// (the rates with every flow present) stands in for the first solve when every flow is
+// present from the first instant on: the same problem, so the same answer.
+FLOORSIM_HD inline void completion_times(const ScenarioView& v, const double* static_rate, double* rate,
+                                         double* completion) {
   double t = kInf;
   for (uint32_t f = 0; f < v.flows; ++f) {
     v.state[f] = 0;
@@ -85,6 +114,7 @@ FLOORSIM_HD inline void completion_times(const ScenarioView& v, double* rate, do
     completion[f] = kInf;
     if (v.start[f] < t) t = v.start[f];
   }
+  bool first = true;
   while (t < kInf) {
     // Arrivals at or before t join; empty flows finish on arrival.
     double next_arrival = kInf;
@@ -103,7 +133,12 @@ FLOORSIM_HD inline void completion_times(const ScenarioView& v, double* rate, do
       ++active;
     }
     if (active == 0) { t = next_arrival; continue; }
-    maxmin_solve(v, 1, rate);
+    if (first && active == v.flows) {
+      for (uint32_t f = 0; f < v.flows; ++f) rate[f] = static_rate[f];
+    } else {
+      maxmin_solve(v, 1, rate);
+    }
+    first = false;
     // Step to the next departure, or to an arrival strictly before it (then nobody departs).
     double dt = kInf;
     for (uint32_t f = 0; f < v.flows; ++f) {
