@@ -1,11 +1,13 @@
 // Prints max-min flow-set solves per second (spec fabric §6 anchors; issue 5 target: under 1 ms
 // per k=8 permutation solve on one core). Never asserts timing.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "fabric/maxmin.hpp"
+#include "fabric/signoff.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
 #include "fabric/traffic.hpp"
@@ -74,5 +76,24 @@ int main() {
     bench("k=16 all-to-all, 64 hosts strided (inter-pod)", k16, a2a, m);
   bench("k=16 (1,024 hosts) permutation", k16, perm, RoutingMode::Ecmp);
   bench("k=32 (8,192 hosts) permutation", tree(32), perm, RoutingMode::Ecmp);
+
+  // Accuracy anchor (spec fabric §2 oracle): slowest flow of random permutations, 1 GB flows on
+  // 1 GB/s links, seeds 1..10, by routing mode.
+  std::printf("\npermutation slowest flow (s), 1 GB on 1 GB/s links, seeds 1..10: min / median / max\n");
+  for (uint32_t k : {8u, 16u}) {
+    std::vector<TierSpec> tiers(3, TierSpec{1e9, 0, ""});
+    const auto t = build_topology("fat_tree", kary_fat_tree(k), tiers);
+    for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp, RoutingMode::Split}) {
+      std::vector<double> v;
+      for (uint64_t seed = 1; seed <= 10; ++seed) {
+        TrafficSpec p;
+        p.pattern = Pattern::Permutation;
+        p.seed = seed;
+        v.push_back(run_traffic(t, FailureSet{}, {m, seed}, make_traffic(t, p)).completion.slowest_s);
+      }
+      std::sort(v.begin(), v.end());
+      std::printf("  k=%-3u %-6s %.3g / %.3g / %.3g\n", k, routing_name(m), v.front(), v[v.size() / 2], v.back());
+    }
+  }
   return 0;
 }

@@ -7,8 +7,10 @@ SRC="${FLOORSIM_SOURCE_DIR:?}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
-"$FLOORSIM" fabric --help | grep -q -- "--routing arg (=scenario)"
-"$FLOORSIM" fabric --format | grep -q "nvlink_domain_gpus"
+help="$("$FLOORSIM" fabric --help)"  # captured first: grep -q on a pipe would SIGPIPE the writer
+grep -q -- "--routing arg (=scenario)" <<<"$help"
+format="$("$FLOORSIM" fabric --format)"
+grep -q "nvlink_domain_gpus" <<<"$format"
 
 "$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --out "$TMP/a" 2>/dev/null
 test -s "$TMP/a/signoff.md"

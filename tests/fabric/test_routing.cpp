@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "fabric/maxmin.hpp"
@@ -196,4 +197,44 @@ TEST_CASE("placement and other jobs change a job's communication time", "[fabric
   std::vector<Demand> bg = {{2, 100, 1e9, 0, 0}, {3, 101, 1e9, 0, 0}};
   JobTraffic z{{0, 64}, Pattern::Training, 1e9};
   CHECK(comm_time_s(t, none, o, z, bg, solver) >= job_comm(t, none, o, std::vector<JobTraffic>{z}, solver)[0].alone_time_s);
+}
+
+TEST_CASE("D-mod-K on a generalized tree with parallel links", "[fabric][routing]") {
+  // Leaf-spine XGFT(2; 4,4; 1,2; 1,2): each leaf has 2 spines x 2 parallel links = 4 up-ports.
+  // Up-port at level 2 = (d / (w1 p1)) mod (w2 p2) = d mod 4: parent = port / 2, link = port % 2.
+  std::vector<TierSpec> tiers(2, TierSpec{1e9, 0, ""});
+  const auto t = build_topology("leaf_spine", leaf_spine(4, 4, 2, 2), tiers);
+  CHECK(t.x.paths_at_lca(2) == 4);
+  CHECK(live_paths(t, FailureSet{}, 0, 4).size() == 4);
+  for (uint32_t d = 4; d < 16; ++d) {
+    CHECK(dmodk_ports(t, d, 2) == std::vector<uint32_t>{0, d % 4});
+    const auto r = route_names(t, FailureSet{}, RoutingMode::DModK, 0, d);
+    REQUIRE(r.size() == 4);
+    CHECK(r[1] == "L1:0>L2:" + std::to_string((d % 4) / 2));
+  }
+  // Parallel links are distinct directed links: ports 0 and 1 reach the same spine by two cables.
+  CHECK(t.link_to[t.link_id(1, 0, 0, 0)] == t.link_to[t.link_id(1, 0, 1, 0)]);
+  CHECK(t.link_id(1, 0, 0, 0) != t.link_id(1, 0, 1, 0));
+}
+
+TEST_CASE("permutation slowest flow by routing mode matches the oracle (spec §2)", "[fabric][routing]") {
+  // k=8, 1 GB flows on 1 GB/s links: D-mod-K 3-4 s, ECMP 4-5 s, split 1 s (medians over seeds).
+  const auto t = tree(8);
+  auto median = [&](RoutingMode m) {
+    std::vector<double> v;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+      TrafficSpec p;
+      p.pattern = Pattern::Permutation;
+      p.seed = seed;
+      v.push_back(run_traffic(t, FailureSet{}, {m, seed}, make_traffic(t, p)).completion.slowest_s);
+    }
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  const double dm = median(RoutingMode::DModK), ec = median(RoutingMode::Ecmp);
+  CHECK(dm >= 3.0 - 1e-9);
+  CHECK(dm <= 4.0 + 1e-9);
+  CHECK(ec >= 4.0 - 1e-9);
+  CHECK(ec <= 5.0 + 1e-9);
+  CHECK(median(RoutingMode::Split) == Approx(1.0));
 }
