@@ -62,31 +62,38 @@ class EasyBackfill final : public Scheduler {
       }
     }
 
-    // Phase 2: backfill behind the head.
+    // Phase 2: backfill behind the head. cap_ = GPUs per node that a job running past the
+    // shadow time may take: free now and not needed by the head then.
+    if (shadow != kNever) {
+      cap_.resize(nn);
+      cap_total_ = 0;
+      for (size_t n = 0; n < nn; ++n) cap_total_ += cap_[n] = cap_at(n);
+    }
     for (; i < v.pending.size() && free_total > 0; ++i) {
       const JobIdx j = v.pending[i];
       if (!v.eligible(j)) continue;
       const JobSpec& job = v.jobs[j];
       if (job.gpus > free_total) continue;
-      const bool ends_before_shadow = v.now + job.time_limit_s <= shadow;
-      if (ends_before_shadow) {
+      const bool short_job = v.now + job.time_limit_s <= shadow;
+      if (short_job || shadow == kNever) {  // no reservation to protect (or it ends in time)
         if (!placement::first_fit(job, free_, shares_)) continue;
       } else {
-        if (shadow == kNever) {
-          if (!placement::first_fit(job, free_, shares_)) continue;  // head can never run: no reservation
-        } else {
-          // Per node, a long job may take what is free now and not needed by the head later.
-          cap_.resize(nn);
-          for (size_t n = 0; n < nn; ++n) cap_[n] = std::max(0, std::min(free_[n], proj_[n] - res_[n]));
-          if (!placement::first_fit(job, cap_, shares_)) continue;
-          placement::take(proj_, shares_);
-        }
+        if (job.gpus > cap_total_ || !placement::first_fit(job, cap_, shares_)) continue;
+        placement::take(proj_, shares_);
       }
       start(v, j, out, free_total);
+      if (shadow != kNever)
+        for (const auto& s : shares_) {
+          const int32_t c = cap_at(s.node);
+          cap_total_ += c - cap_[s.node];
+          cap_[s.node] = c;
+        }
     }
   }
 
  private:
+  int32_t cap_at(size_t n) const { return std::max(0, std::min(free_[n], proj_[n] - res_[n])); }
+
   struct End {
     SimTime t;
     JobIdx job;
@@ -107,6 +114,7 @@ class EasyBackfill final : public Scheduler {
   }
 
   std::vector<int32_t> free_, proj_, res_, cap_;
+  int64_t cap_total_ = 0;
   std::vector<NodeShare> shares_;
   std::vector<End> ends_;
   std::vector<NodeShare> local_;  // placements of jobs started in this pass

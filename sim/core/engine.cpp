@@ -15,6 +15,7 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
   removed_.resize(wl_.jobs.size(), 0);
   free_gpus_ = cluster_.node_gpus;
   node_up_.assign(cluster_.nodes(), 1);
+  node_stamp_.assign(cluster_.nodes(), 0);
   for (auto g : free_gpus_) total_free_ += g;
   total_up_ = total_free_;
   floors.resize(std::max(floors.size(), wl_.strings.size()), 0);
@@ -251,12 +252,12 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   if (r.state != JobState::Pending || removed_[j]) bad("not pending");
   if (r.eligible_s > now_) bad("not yet eligible");
   int64_t sum = 0;
-  for (size_t i = 0; i < placement.size(); ++i) {
-    const auto& s = placement[i];
+  ++stamp_;
+  for (const auto& s : placement) {
     if (s.node >= free_gpus_.size() || !node_up_[s.node]) bad("node down or unknown");
     if (s.gpus <= 0 || s.gpus > free_gpus_[s.node]) bad(fmt::format("node {} has {} free GPUs, asked {}", cluster_.node_names[s.node], free_gpus_[s.node], s.gpus));
-    for (size_t k = 0; k < i; ++k)
-      if (placement[k].node == s.node) bad("node listed twice");
+    if (node_stamp_[s.node] == stamp_) bad("node listed twice");
+    node_stamp_[s.node] = stamp_;
     sum += s.gpus;
   }
   if (sum != js.gpus && !(js.gpus == 0 && placement.size() >= 1)) bad(fmt::format("placement has {} GPUs, job wants {}", sum, js.gpus));

@@ -111,6 +111,8 @@ class Engine {
   std::vector<uint8_t> node_up_;
   int64_t total_free_ = 0, total_up_ = 0;
   std::vector<NodeShare> alloc_pool_;  // append-only: every start's placement
+  std::vector<uint32_t> node_stamp_;   // duplicate-node check in start_job without a scan
+  uint32_t stamp_ = 0;
 
   std::vector<JobIdx> pending_;   // (queued_s, id) order; [pending_head_, end) is live
   size_t pending_head_ = 0;

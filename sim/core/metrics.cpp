@@ -20,6 +20,7 @@ void ClassLedger::ensure(StrId k) {
   entitled_s_.resize(n, 0);
   delivered_s_.resize(n, 0);
   changed_.resize(n, 0);
+  active_.resize(n, 0);
 }
 
 void ClassLedger::advance(SimTime now) {
@@ -30,7 +31,7 @@ void ClassLedger::advance(SimTime now) {
   }
   const double dt = now - last_;
   if (dt <= 0) return;
-  for (size_t k = 0; k < alloc_.size(); ++k) {
+  for (StrId k : active_list_) {
     if (alloc_[k] == 0 && demand_[k] == 0) continue;
     const double a = static_cast<double>(alloc_[k]);
     const double f = k < floors_.size() ? floors_[k] : 0;

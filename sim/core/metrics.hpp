@@ -47,12 +47,13 @@ class ClassLedger {
   void ensure(StrId k);
   void dirty(StrId k) {
     if (!changed_[k]) { changed_[k] = 1; changed_list_.push_back(k); }
+    if (!active_[k]) { active_[k] = 1; active_list_.push_back(k); }
   }
   std::vector<int32_t> floors_;
   std::vector<int64_t> alloc_, demand_;
   std::vector<double> alloc_s_, entitled_s_, delivered_s_;
-  std::vector<uint8_t> changed_;
-  std::vector<StrId> changed_list_;
+  std::vector<uint8_t> changed_, active_;
+  std::vector<StrId> changed_list_, active_list_;  // active: classes ever touched (integrated)
   std::vector<TimelineRow> timeline_;
   SimTime last_ = 0;
   bool started_ = false;
