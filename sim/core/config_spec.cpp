@@ -292,9 +292,9 @@ std::string describe(const ObjectSpec& spec, int indent) {
   for (const auto& f : spec.fields) {
     std::string type = f.type == Type::Enum ? expected_text(f, f.type) : type_name(f.type);
     if (f.type == Type::Array || f.type == Type::Map) type += f.object ? " of " + f.object->name : std::string(" of ") + type_name(f.item);
-    std::string def = f.required ? "required" : f.def.is_null() ? (f.nullable ? "null" : "-") : f.def.dump();
-    if (!f.unit.empty()) def += " " + f.unit;
-    os << pad << f.key << " (" << type << ", default " << def << ")";
+    std::string def = f.required ? "required" : "default " + (f.def.is_null() ? std::string(f.nullable ? "null" : "-") : f.def.dump());
+    if (!f.unit.empty()) def += ", unit " + f.unit;
+    os << pad << f.key << " (" << type << ", " << def << ")";
     if (!f.doc.empty()) os << ": " << f.doc;
     os << "\n";
     if (f.object && f.type == Type::Object) os << describe(*f.object, indent + 2);

@@ -64,5 +64,5 @@ set -e
 [ "$rc" -eq 2 ] || fail "unknown flag: exit $rc"
 "$FS" run --help | grep -q -- '--out' || fail "run --help"
 "$FS" schema | grep -q '"oneOf"' || fail "schema"
-"$FS" schema --format table | grep -q 'gpus_per_node (integer, default 8' || fail "schema table"
+"$FS" schema --format table | grep -q 'gpus_per_node (integer, default 8, unit gpus)' || fail "schema table"
 echo "run.sh: all checks passed"
