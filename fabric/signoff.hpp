@@ -52,6 +52,7 @@ struct FabricScenario {
   Topology topology;
   RoutingOptions routing;
   bool compare_routing = true;
+  uint64_t max_split_subflows = 4000000;
   std::vector<NamedTraffic> traffic;
   std::vector<NamedJob> jobs;
   std::vector<DegradedCase> degraded;

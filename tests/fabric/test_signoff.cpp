@@ -112,7 +112,8 @@ TEST_CASE("sign-off pack: contents and determinism", "[fabric][signoff]") {
   CHECK(p["degraded"][1]["hosts_unreachable"] == 4);
   CHECK(p["degraded"][1]["traffic"][0]["disconnected"].get<int>() > 0);
   CHECK(p["traffic"][0]["results"].contains("ecmp"));
-  CHECK(p["routing_comparison"]["split"]["slowest_s"].get<double>() == Approx(1.0));
+  CHECK(p["routing_comparison"]["split"]["median_slowest_s"].get<double>() == Approx(1.0));
+  CHECK(p["routing_comparison"]["dmodk"]["slowest_s_by_seed"].size() == 5);
   CHECK(p["jobs"][0]["comm_alone_s"].get<double>() > 0);
   CHECK(p["analytic"]["mean_hops_uniform"].get<double>() == Approx(82.0 / 15));
   CHECK(p["scenario"] == s.resolved);
@@ -120,6 +121,17 @@ TEST_CASE("sign-off pack: contents and determinism", "[fabric][signoff]") {
   const auto md = signoff_markdown(p);
   CHECK(md.find("full scale not reached") != std::string::npos);
   CHECK(md.find("| other pod | 3 | 6 | 6 | 4 | 12 |") != std::string::npos);
+}
+
+TEST_CASE("ideal split beyond the sub-flow limit is skipped, and says so", "[fabric][signoff]") {
+  auto j = base();
+  j["routing"] = json::parse(R"({"max_split_subflows": 10})");
+  const auto p = run_signoff(parse_fabric_scenario(j, "f.json"));
+  CHECK(p["traffic"][0]["results"]["split"]["skipped"].get<std::string>().find("above routing.max_split_subflows = 10") !=
+        std::string::npos);
+  CHECK(p["routing_comparison"]["split"].contains("skipped"));
+  CHECK(p["traffic"][0]["results"]["dmodk"].contains("slowest_s"));
+  CHECK(signoff_markdown(p).find("ideal split needs") != std::string::npos);
 }
 
 TEST_CASE("examples/fabric parse and run", "[fabric][signoff]") {
