@@ -2,6 +2,7 @@
 
 #include "schedulers/baseline/baseline.hpp"
 #include "schedulers/kueue/kueue_scheduler.hpp"
+#include "schedulers/slurm/slurm.hpp"
 
 namespace floorsim {
 namespace {
@@ -27,6 +28,7 @@ std::vector<SchedulerEntry> build_registry() {
                [](const cfg::json&, const SchedulerContext&) { return baseline::make_conservative_backfill(); }});
   r.push_back({"kueue", "Kueue-like admission: ClusterQueues, cohorts, flavors, preemption, from Kueue YAML",
                kueue::kueue_params_spec, kueue::make_kueue});
+  r.push_back(slurm::registry_entry());
   return r;
 }
 

@@ -1,0 +1,191 @@
+#pragma once
+// Configuration of the Slurm model: the scheduling-relevant parts of slurm.conf, the accounting
+// database (`sacctmgr dump`: accounts, users, QOS), topology.conf and gres.conf.
+//
+// Every value carries Slurm's documented default (spec slurm-model.md). Times are seconds;
+// "unset" limits are -1. Names are kept as strings here; the model resolves them to indices.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/types.hpp"
+
+namespace floorsim::slurm {
+
+inline constexpr int64_t kUnset = -1;
+
+// The TRES the model tracks. gpu = gres/gpu; node; cpu (JobSpec::cpus, 0 when not given).
+struct Tres {
+  int64_t gpu = kUnset, node = kUnset, cpu = kUnset;
+  bool any() const { return gpu >= 0 || node >= 0 || cpu >= 0; }
+};
+
+enum class PreemptMode : uint8_t { Unset, Off, Cancel, Requeue, Suspend };
+enum class Version : uint8_t { V22_05, Master };
+enum class PriorityType : uint8_t { Basic, Multifactor };
+
+struct QosFlags {
+  bool deny_on_limit = false;
+  bool no_reserve = false;
+  bool over_part_qos = false;
+  bool no_decay = false;
+};
+
+struct Qos {
+  std::string name;
+  int64_t priority = 0;
+  double usage_factor = 1.0;
+  QosFlags flags;
+  Tres grp_tres;           // running TRES of the whole QOS (all users, all partitions)
+  Tres grp_tres_mins;      // decayed usage, TRES-minutes
+  Tres max_tres_per_user;  // running TRES per user within the QOS
+  Tres max_tres_per_job;
+  int64_t max_jobs_per_user = kUnset;
+  int64_t grp_jobs = kUnset;
+  double max_wall_s = kUnset;
+  std::vector<std::string> preempt;  // QOS names this QOS may preempt
+  PreemptMode preempt_mode = PreemptMode::Unset;
+  double preempt_exempt_time_s = kUnset;  // -1 = not set here
+  double grace_time_s = 0;
+};
+
+struct Account {
+  std::string name;
+  std::string parent;  // "" for root
+  int64_t fairshare = 1;
+  Tres grp_tres;
+  Tres max_tres_per_user;  // MaxTRES on the association, applied per job of its users
+  int64_t max_jobs = kUnset;
+  double max_wall_s = kUnset;
+};
+
+struct User {
+  std::string name;
+  std::string account;
+  int64_t fairshare = 1;
+  std::string default_qos;
+  Tres grp_tres;
+  int64_t max_jobs = kUnset;
+  double max_wall_s = kUnset;
+};
+
+struct Partition {
+  std::string name;
+  std::vector<std::string> nodes;  // expanded node names; empty = ALL
+  int64_t priority_tier = 1;
+  int64_t priority_job_factor = 1;
+  double max_time_s = kNever;      // UNLIMITED
+  double default_time_s = -1;      // -1 = MaxTime
+  std::string qos;                 // Partition QOS
+  bool is_default = false;
+  PreemptMode preempt_mode = PreemptMode::Unset;
+};
+
+struct NodeDef {
+  std::string name;
+  int32_t gpus = 0;
+  int32_t cpus = 1;
+  int32_t weight = 1;
+};
+
+struct Switch {
+  std::string name;
+  std::vector<std::string> nodes;     // leaf switch: its nodes
+  std::vector<std::string> switches;  // upper switch: its children
+};
+
+struct Block {
+  std::string name;
+  std::vector<std::string> nodes;
+};
+
+struct Reservation {
+  std::string name;
+  double start_s = 0;      // first occurrence, simulated seconds
+  double duration_s = 0;
+  enum class Period : uint8_t { None, Hourly, Daily, Weekly } period = Period::None;
+  std::vector<std::string> nodes;  // explicit nodes (Nodes=)
+  int64_t node_cnt = 0;            // NodeCnt=
+  int64_t gpus = 0;                // TRES=gres/gpu:N (partial reservation)
+  std::vector<std::string> users, accounts, qos;  // who may use it
+  std::vector<std::string> request_classes;       // model: jobs of these classes ask for it
+  bool flex = false, magnetic = false, ignore_jobs = false, purge_comp = false;
+};
+
+struct SchedParams {
+  double sched_interval_s = 60;
+  int64_t default_queue_depth = 100;
+  bool assoc_limit_stop = false;
+  bool backfill = true;               // SchedulerType=sched/backfill (default) vs sched/builtin
+  double bf_interval_s = 30;
+  double bf_window_s = 1440 * 60;
+  double bf_resolution_s = 60;
+  int64_t bf_max_job_test = 500;
+  bool bf_continue = false;
+  int64_t bf_max_job_user = 0;
+  double kill_wait_s = 30;
+  double over_time_limit_s = 0;
+  double requeue_delay_s = 120;       // cred_expire default; begin = now + delay + 1 (spec §8)
+  double max_switch_wait_s = 300;
+};
+
+struct PriorityParams {
+  PriorityType type = PriorityType::Basic;  // 22.05 default (master: multifactor)
+  bool fair_tree = true;                     // PriorityFlags without NO_FAIR_TREE
+  double decay_half_life_s = 7 * 86400;
+  double max_age_s = 7 * 86400;
+  double calc_period_s = 300;
+  std::string usage_reset_period = "NONE";
+  double weight_age = 0, weight_fairshare = 0, weight_jobsize = 0, weight_partition = 0,
+         weight_qos = 0, weight_assoc = 0;
+  double weight_tres_gpu = 0, weight_tres_cpu = 0, weight_tres_node = 0;
+  bool favor_small = false;
+};
+
+struct SlurmConfig {
+  Version version = Version::V22_05;
+  std::string cluster_name;
+  SchedParams sched;
+  PriorityParams prio;
+  // AccountingStorageEnforce
+  bool enforce_limits = false, enforce_qos = false, enforce_safe = false, enforce_associations = false;
+  // Preemption
+  bool preempt_qos = false;              // PreemptType=preempt/qos
+  PreemptMode preempt_mode = PreemptMode::Off;
+  double preempt_exempt_time_s = -1;
+  bool preempt_youngest_first = false;
+  std::string topology = "none";         // none | tree | block
+  std::vector<int64_t> block_sizes;      // topology/block BlockSizes (in nodes); empty = default
+  std::vector<NodeDef> nodes;
+  std::vector<Partition> partitions;
+  std::vector<Qos> qos;
+  std::vector<Account> accounts;
+  std::vector<User> users;
+  std::vector<Reservation> reservations;
+  double resv_over_run_s = 0;            // ResvOverRun (minutes in slurm.conf)
+  std::vector<Switch> switches;
+  std::vector<Block> blocks;
+  std::vector<std::string> warnings;  // ignored keys etc.
+};
+
+// Slurm time strings: "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
+// "days-hours:minutes", "days-hours:minutes:seconds", "UNLIMITED"/"INFINITE" (kNever).
+// Returns false on malformed input.
+bool parse_time_s(const std::string& s, double& out_s);
+
+// Readers. Throw InputError(file, line, ...) on malformed input.
+void read_slurm_conf(const std::string& path, SlurmConfig& cfg);
+void read_slurm_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg);
+void read_sacctmgr_dump(const std::string& path, SlurmConfig& cfg);
+void read_sacctmgr_dump_text(const std::string& text, const std::string& file, SlurmConfig& cfg);
+void read_topology_conf(const std::string& path, SlurmConfig& cfg);
+void read_topology_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg);
+void read_gres_conf(const std::string& path, SlurmConfig& cfg);
+void read_gres_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg);
+
+// The effective configuration as JSON (for metrics.json and debugging).
+nlohmann::json to_json(const SlurmConfig& cfg);
+
+}  // namespace floorsim::slurm

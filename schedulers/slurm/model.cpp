@@ -1,0 +1,1410 @@
+// The slurm model's scheduling passes. See slurm.hpp; rules cite ../shared/spec/slurm-model.md.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "schedulers/common/placement.hpp"
+#include "schedulers/slurm/slurm.hpp"
+#include "sim/core/error.hpp"
+
+namespace floorsim::slurm {
+
+const char* reason_text(uint16_t code) {
+  static constexpr const char* kNames[] = {
+      "None", "Priority", "Resources", "BeginTime", "PartitionTimeLimit", "PartitionNodeLimit",
+      "QOSGrpGRES", "QOSGrpNodeLimit", "QOSGrpCpuLimit", "QOSMaxGRESPerUser", "QOSMaxNodePerUserLimit",
+      "QOSMaxCpuPerUserLimit", "QOSMaxGRESPerJob", "QOSMaxNodePerJobLimit", "QOSMaxCpuPerJobLimit",
+      "QOSMaxJobsPerUserLimit", "QOSGrpJobsLimit", "QOSMaxWallDurationPerJobLimit", "QOSGrpGRESMinutes",
+      "QOSGrpNodeMinutes", "QOSGrpCpuMinutesLimit", "AssocGrpGRES", "AssocGrpNodeLimit", "AssocGrpCpuLimit",
+      "AssocMaxJobsLimit", "AssocMaxWallDurationPerJobLimit", "Reservation"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == kReasonCount);
+  return code < kReasonCount ? kNames[code] : "Other";
+}
+
+namespace {
+
+constexpr int kTres = 3;  // 0 gpu, 1 node, 2 cpu
+constexpr SimTime kYear_s = 365.0 * 86400;
+constexpr uint32_t kNoIdx = UINT32_MAX;
+
+struct PartRt {
+  std::string name;
+  std::vector<uint8_t> mask;  // by node
+  int64_t tier = 1, job_factor = 1;
+  SimTime max_time_s = kNever, default_time_s = -1;
+  uint32_t qos = kNoIdx;
+  int64_t gpus = 0, nodes = 0, cpus = 0;
+  PreemptMode preempt_mode = PreemptMode::Unset;
+};
+
+struct QosRt {
+  Qos q;
+  std::vector<uint8_t> preempts;  // by QOS index
+  double usage_gpu_s = 0, usage_node_s = 0, usage_cpu_s = 0;  // decayed TRES-seconds (GrpTRESMins)
+};
+
+struct AssocRt {
+  std::string name;
+  uint32_t parent = kNoIdx;
+  bool is_user = false;
+  int64_t shares = 1;
+  Tres grp_tres;
+  int64_t max_jobs = kUnset;
+  SimTime max_wall_s = kUnset;
+  uint32_t default_qos = kNoIdx;
+  std::vector<uint32_t> children;
+  double usage = 0;     // decayed billable GPU-seconds of the whole subtree (users add up)
+  double fs = 1.0;      // fair-share factor (users)
+  double usage_efctv = 0;
+};
+
+// A reservation (spec §6) as reserved GPUs per node: whole-node ones (Nodes=, NodeCnt=) reserve
+// every GPU of their nodes, TRES=gres/gpu:N reserves N GPUs.
+struct ResvRt {
+  std::string name;
+  SimTime start_s = 0, dur_s = 0, period_s = 0;  // period 0 = one-off
+  std::vector<int32_t> gpus;                    // reserved GPUs by node
+  int64_t total_gpus = 0;
+  std::vector<StrId> users, accounts, qos, classes;  // access lists (names interned) and requesters
+  bool flex = false, magnetic = false;
+  std::vector<std::string> assocs;  // associations the idle time is split over
+  double idle_gpu_s = 0;
+  int64_t used_gpus = 0;            // insiders' GPUs after the last pass
+  SimTime acc_s = 0;                // idle accounted up to here
+  // The occurrence whose end is after t (only the next one matters, spec §6).
+  void window(SimTime t, SimTime& s, SimTime& e) const {
+    s = start_s;
+    if (period_s > 0 && t > start_s) {
+      s = start_s + std::floor((t - start_s) / period_s) * period_s;
+      if (s + dur_s <= t) s += period_s;
+    }
+    e = s + dur_s;
+  }
+  // Reserved seconds of [a, b) (over every occurrence).
+  double overlap(SimTime a, SimTime b) const {
+    double tot = 0;
+    SimTime s, e;
+    window(a, s, e);
+    while (s < b && std::isfinite(s)) {
+      tot += std::max(0.0, std::min(b, e) - std::max(a, s));
+      if (period_s <= 0) break;
+      s += period_s;
+      e += period_s;
+    }
+    return tot;
+  }
+};
+
+struct Slice {
+  SimTime begin, end;
+  uint32_t next;  // kNoIdx = last
+};
+
+struct EndRec {
+  SimTime t;
+  JobIdx job;
+  uint32_t off, cnt;  // placement in local_ when cnt > 0 (started in this pass)
+};
+
+class SlurmModel final : public Scheduler {
+ public:
+  SlurmModel(SlurmConfig cfg, const Workload& wl, const ClusterConfig& cluster, const std::string& file)
+      : cfg_(std::move(cfg)) {
+    build(wl, cluster, file);
+  }
+
+  std::string_view name() const override { return "slurm"; }
+  std::string_view reason_name(uint16_t code) const override { return reason_text(code); }
+  std::vector<std::string> extra_columns() const override { return {"priority", "planned_start_s", "eff_qos"}; }
+  void extra_values(JobIdx j, std::vector<std::string>& out) const override {
+    out.push_back(std::to_string(static_cast<uint64_t>(prio_[j])));
+    out.push_back(planned_[j] >= 0 ? fmt::format("{}", planned_[j]) : std::string());
+    out.push_back(jqos_[j] == kNoIdx ? std::string() : qos_[jqos_[j]].q.name);
+  }
+  nlohmann::json report(const Snapshot& fv) const override {
+    final_now_ = fv.now;
+    nlohmann::json j;
+    j["config"] = to_json(cfg_);
+    j["main_passes"] = main_passes_;
+    j["backfill_passes"] = bf_passes_;
+    j["backfill_starts"] = bf_starts_;
+    j["main_starts"] = main_starts_;
+    j["preemptions"] = preempts_;
+    nlohmann::json rs = nlohmann::json::object();
+    for (const auto& r : resv_) {
+      // Idle reserved GPU-seconds (the slurmdbd rollup's "unused"), split equally over the
+      // reservation's associations (spec §6); accounted up to the end of the run.
+      const double idle = r.idle_gpu_s + r.overlap(r.acc_s, std::max(r.acc_s, final_now_)) *
+                                             static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
+      nlohmann::json by = nlohmann::json::object();
+      for (const auto& a : r.assocs) by[a] = idle / static_cast<double>(r.assocs.size());
+      rs[r.name] = {{"reserved_gpus", r.total_gpus}, {"idle_gpu_s", idle}, {"idle_gpu_s_by_association", by}};
+    }
+    j["reservations"] = rs;
+    nlohmann::json fs = nlohmann::json::object();
+    for (const auto& a : assoc_)
+      if (a.is_user) fs[a.name + "@" + (a.parent == kNoIdx ? "" : assoc_[a.parent].name)] = a.fs;
+    j["fairshare"] = fs;
+    return j;
+  }
+
+  void on_job_event(const JobEvent& ev, const Snapshot& v) override {
+    const JobIdx j = ev.job;
+    switch (ev.kind) {
+      case JobEvent::Kind::Started:
+        acc_from_[j] = ev.time_s;
+        break;
+      case JobEvent::Kind::Ended:
+      case JobEvent::Kind::Requeued:
+      case JobEvent::Kind::Suspended:
+        if (acc_from_[j] >= 0) {
+          add_usage(v, j, ev.time_s - acc_from_[j], pend_assoc_, pend_qos_);
+          acc_from_[j] = -1;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  void schedule(const Snapshot& v, Decisions& out) override;
+
+ private:
+  // ---- construction ----
+  void build(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
+  uint32_t find_qos(const std::string& n) const {
+    for (size_t i = 0; i < qos_.size(); ++i)
+      if (qos_[i].q.name == n) return static_cast<uint32_t>(i);
+    return kNoIdx;
+  }
+
+  // ---- accounting ----
+  void add_usage(const Snapshot& v, JobIdx j, double dt, std::vector<double>& to_assoc, std::vector<double>& to_qos) {
+    if (dt <= 0) return;
+    const JobSpec& js = v.jobs[j];
+    const uint32_t q = jqos_[j];
+    const double uf = q == kNoIdx ? 1.0 : qos_[q].q.usage_factor;
+    to_assoc[jassoc_[j]] += dt * js.gpus * uf;  // billable TRES = GPUs (TRESBillingWeights gres/gpu=1)
+    if (q != kNoIdx) {
+      to_qos[q * kTres + 0] += dt * js.gpus * uf;
+      to_qos[q * kTres + 1] += dt * jnodes_[j] * uf;
+      to_qos[q * kTres + 2] += dt * js.cpus * uf;
+    }
+  }
+  void recalc_usage(const Snapshot& v);
+  void fairshare();
+  void fair_tree_rank(uint32_t a, double& rank);
+  double priority(const Snapshot& v, JobIdx j) const;
+
+  // ---- pass helpers ----
+  void count_running(const Snapshot& v);
+  void charge(JobIdx j, const JobSpec& js, int sign);
+  uint16_t limit_reason(const Snapshot& v, JobIdx j, SimTime limit) const;
+  uint16_t static_reason(const Snapshot& v, JobIdx j) const;
+  SimTime begin_time(const Snapshot& v, JobIdx j) const {
+    const JobRun& r = v.runs[j];
+    SimTime b = r.eligible_s;
+    // A requeued job waits requeue_delay + 1 s with Reason=BeginTime (spec §8).
+    if (r.requeues > 0 && !r.suspended && r.queued_s > 0) b = std::max(b, r.queued_s + cfg_.sched.requeue_delay_s + 1);
+    return b;
+  }
+  SimTime job_limit(JobIdx j, const JobSpec& js) const {
+    const PartRt& p = part_[jpart_[j]];
+    SimTime l = js.time_limit_s;
+    if (!std::isfinite(l)) l = p.default_time_s >= 0 ? p.default_time_s : p.max_time_s;
+    return l;
+  }
+  void sort_queue(const Snapshot& v);
+  void build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
+  bool resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until);
+  void adjusted(std::span<const int32_t> base, std::vector<int32_t>& out) const {
+    out.resize(nn_);
+    for (size_t n = 0; n < nn_; ++n) {
+      int32_t f = mask_[n] ? std::max(0, base[n] - adj_sub_[n]) : 0;
+      if (adj_cap_[n] >= 0) f = std::min(f, adj_cap_[n]);
+      out[n] = f;
+    }
+  }
+  bool fit(const JobSpec& js, std::span<const int32_t> base) {
+    if (!adj_on_) return placement::first_fit_masked(js, base, mask_, shares_);
+    adjusted(base, jfree_);
+    return placement::first_fit_masked(js, jfree_, mask_, shares_);
+  }
+  void resv_account(const Snapshot& v);
+  void resv_note_used() {
+    for (size_t k = 0; k < resv_.size(); ++k) {
+      int64_t u = 0;
+      for (size_t n = 0; n < nn_; ++n) u += resv_used_[k * nn_ + n];
+      resv_[k].used_gpus = u;
+    }
+  }
+  void resv_end_kills(const Snapshot& v, Decisions& out);
+  bool try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& waiting);
+  void start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit);
+  void main_pass(const Snapshot& v, Decisions& out, size_t depth);
+  void backfill_pass(const Snapshot& v, Decisions& out);
+  // Backfill map (spec §2).
+  void map_reset(SimTime begin, SimTime end);
+  void map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes);
+  uint32_t map_split(SimTime t);
+  bool will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  std::span<const NodeShare> end_alloc(const Snapshot& v, const EndRec& e) const {
+    if (e.cnt == 0) return v.allocation_of(e.job);
+    return std::span<const NodeShare>(local_).subspan(e.off, e.cnt);
+  }
+
+  SlurmConfig cfg_;
+  size_t nn_ = 0;
+  int64_t cluster_gpus_ = 0;
+  int32_t max_node_gpus_ = 1;
+  std::vector<PartRt> part_;
+  std::vector<QosRt> qos_;
+  std::vector<AssocRt> assoc_;
+  uint32_t root_ = 0;
+  size_t nusers_ = 0;        // user StrId range for per-(QOS,user) counters
+  int64_t max_job_factor_ = 1, max_qos_prio_ = 0;
+  bool preempt_on_ = false;
+
+  // per job
+  std::vector<uint32_t> jpart_, jqos_, jassoc_;
+  std::vector<int32_t> jnodes_;
+  std::vector<double> prio_;
+  std::vector<SimTime> planned_, acc_from_;
+  std::vector<uint8_t> considered_;
+
+  // accounting
+  std::vector<double> pend_assoc_, pend_qos_;
+  SimTime last_calc_s_ = -1;
+  SimTime last_reset_s_ = 0;
+
+  // timers
+  SimTime next_main_s_ = 0, next_bf_s_ = 0;
+  uint64_t main_passes_ = 0, bf_passes_ = 0, bf_starts_ = 0, main_starts_ = 0, preempts_ = 0;
+
+  // per-pass buffers (reused)
+  std::vector<JobIdx> order_;
+  std::vector<int32_t> free_, proj_;
+  std::vector<uint8_t> avail_, mask_, part_failed_, stopping_;
+  std::vector<int64_t> qos_used_, qos_jobs_, qu_used_, qu_jobs_, assoc_used_, assoc_jobs_;
+  std::vector<NodeShare> shares_, local_;
+  std::vector<EndRec> ends_;
+  std::vector<JobIdx> cand_, victims_, stopped_now_;
+  // reservations
+  std::vector<ResvRt> resv_;
+  std::vector<uint32_t> jresv_;
+  std::vector<int32_t> resv_used_;  // insiders' GPUs by reservation x node
+  std::vector<uint8_t> resv_failed_;
+  std::vector<int32_t> adj_sub_, adj_cap_, jfree_;
+  bool adj_on_ = false;
+  bool resv_blocked_ = false;
+  SimTime resv_next_free_ = kNever;
+  std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
+  JobIdx cur_job_ = 0;  // earliest end of a reservation that kept the job out  // some job waited only because of a reservation in this pass
+  mutable SimTime final_now_ = 0;
+  std::vector<Slice> slices_;
+  std::vector<uint8_t> slice_mask_;  // slice i's available nodes at [i*nn_, (i+1)*nn_)
+  std::vector<int64_t> bf_user_;
+  std::vector<uint32_t> tree_buf_;
+};
+
+// ---------------------------------------------------------------- construction
+
+void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const std::string& file) {
+  nn_ = cluster.nodes();
+  cluster_gpus_ = cluster.total_gpus();
+  max_node_gpus_ = std::max<int32_t>(1, cluster.max_node_gpus());
+  std::map<std::string, NodeIdx> node_index;
+  for (size_t n = 0; n < nn_; ++n) node_index[cluster.node_names[n]] = static_cast<NodeIdx>(n);
+  auto node_cpus = [&](NodeIdx n) -> int64_t {
+    for (const auto& d : cfg_.nodes)
+      if (d.name == cluster.node_names[n]) return d.cpus;
+    return 1;
+  };
+
+  // QOS: "normal" always exists (Slurm creates it).
+  if (cfg_.qos.empty() || std::none_of(cfg_.qos.begin(), cfg_.qos.end(), [](const Qos& q) { return q.name == "normal"; })) {
+    Qos n;
+    n.name = "normal";
+    cfg_.qos.insert(cfg_.qos.begin(), n);
+  }
+  for (const auto& q : cfg_.qos) qos_.push_back(QosRt{q, std::vector<uint8_t>(cfg_.qos.size(), 0)});
+  for (auto& q : qos_) {
+    for (const auto& name : q.q.preempt) {
+      const uint32_t t = find_qos(name);
+      if (t == kNoIdx) throw InputError(file, "", fmt::format("QOS {} preempts unknown QOS '{}'; expected a defined QOS", q.q.name, name));
+      q.preempts[t] = 1;
+    }
+    max_qos_prio_ = std::max(max_qos_prio_, q.q.priority);
+  }
+  preempt_on_ = cfg_.preempt_qos;
+
+  // Partitions: with none configured, one default partition holds every node.
+  if (cfg_.partitions.empty()) {
+    Partition p;
+    p.name = "default";
+    p.is_default = true;
+    cfg_.partitions.push_back(p);
+  }
+  for (const auto& p : cfg_.partitions) {
+    PartRt r;
+    r.name = p.name;
+    r.mask.assign(nn_, p.nodes.empty() ? 1 : 0);
+    for (const auto& n : p.nodes) {
+      auto it = node_index.find(n);
+      if (it == node_index.end())
+        throw InputError(file, "", fmt::format("partition {} lists node {} which the cluster lacks; expected node names of the cluster", p.name, n));
+      r.mask[it->second] = 1;
+    }
+    r.tier = p.priority_tier;
+    r.job_factor = p.priority_job_factor;
+    r.max_time_s = p.max_time_s;
+    r.default_time_s = p.default_time_s;
+    r.preempt_mode = p.preempt_mode;
+    if (!p.qos.empty()) {
+      r.qos = find_qos(p.qos);
+      if (r.qos == kNoIdx) throw InputError(file, "", fmt::format("partition {} has QOS={} which is not defined; expected a QOS from the sacctmgr dump", p.name, p.qos));
+    }
+    for (size_t n = 0; n < nn_; ++n)
+      if (r.mask[n]) r.gpus += cluster.node_gpus[n], r.nodes += 1, r.cpus += node_cpus(static_cast<NodeIdx>(n));
+    max_job_factor_ = std::max(max_job_factor_, r.job_factor);
+    part_.push_back(std::move(r));
+  }
+  uint32_t default_part = 0;
+  for (size_t i = 0; i < cfg_.partitions.size(); ++i)
+    if (cfg_.partitions[i].is_default) {
+      default_part = static_cast<uint32_t>(i);
+      break;
+    }
+
+  // Association tree: accounts, then users under them.
+  auto find_assoc = [&](const std::string& name, bool user, uint32_t parent) -> uint32_t {
+    for (size_t i = 0; i < assoc_.size(); ++i)
+      if (assoc_[i].name == name && assoc_[i].is_user == user && (!user || assoc_[i].parent == parent))
+        return static_cast<uint32_t>(i);
+    return kNoIdx;
+  };
+  {
+    AssocRt root;
+    root.name = "root";
+    assoc_.push_back(root);
+    root_ = 0;
+  }
+  for (const auto& a : cfg_.accounts) {
+    if (a.name == "root") {
+      assoc_[0].grp_tres = a.grp_tres;
+      continue;
+    }
+    AssocRt r;
+    r.name = a.name;
+    r.shares = a.fairshare;
+    r.grp_tres = a.grp_tres;
+    r.max_jobs = a.max_jobs;
+    r.max_wall_s = a.max_wall_s;
+    r.parent = a.parent.empty() ? root_ : find_assoc(a.parent, false, 0);
+    if (r.parent == kNoIdx) throw InputError(file, "", fmt::format("account {} has unknown parent {}; expected a defined account", a.name, a.parent));
+    assoc_.push_back(r);
+  }
+  for (const auto& u : cfg_.users) {
+    const uint32_t acct = find_assoc(u.account, false, 0);
+    if (acct == kNoIdx) throw InputError(file, "", fmt::format("user {} is under unknown account {}; expected a defined account", u.name, u.account));
+    AssocRt r;
+    r.name = u.name;
+    r.is_user = true;
+    r.parent = acct;
+    r.shares = u.fairshare;
+    r.grp_tres = u.grp_tres;
+    r.max_jobs = u.max_jobs;
+    r.max_wall_s = u.max_wall_s;
+    if (!u.default_qos.empty()) {
+      r.default_qos = find_qos(u.default_qos);
+      if (r.default_qos == kNoIdx) throw InputError(file, "", fmt::format("user {} has DefaultQOS={} which is not defined; expected a defined QOS", u.name, u.default_qos));
+    }
+    if (find_assoc(u.name, true, acct) == kNoIdx) assoc_.push_back(r);
+  }
+
+  // Jobs.
+  const size_t nj = wl.jobs.size();
+  jpart_.assign(nj, default_part);
+  jqos_.assign(nj, kNoIdx);
+  jassoc_.assign(nj, 0);
+  jnodes_.assign(nj, 1);
+  prio_.assign(nj, 0);
+  planned_.assign(nj, -1);
+  acc_from_.assign(nj, -1);
+  considered_.assign(nj, 0);
+  nusers_ = wl.strings.size();
+  const uint32_t normal = find_qos("normal");
+  for (size_t j = 0; j < nj; ++j) {
+    const JobSpec& js = wl.jobs[j];
+    const std::string& pname = wl.strings.str(js.partition);
+    if (!pname.empty()) {
+      uint32_t p = kNoIdx;
+      for (size_t i = 0; i < part_.size(); ++i)
+        if (part_[i].name == pname) p = static_cast<uint32_t>(i);
+      if (p == kNoIdx) throw InputError(file, "", fmt::format("job {} asks for partition '{}' which slurm.conf lacks; expected a PartitionName", js.id, pname));
+      jpart_[j] = p;
+    }
+    // Association: (user, account); the user's first association when no account is given.
+    const std::string& uname = wl.strings.str(js.user);
+    const std::string& aname = wl.strings.str(js.account);
+    uint32_t acct = aname.empty() ? kNoIdx : find_assoc(aname, false, 0);
+    uint32_t ua = kNoIdx;
+    if (acct != kNoIdx) ua = find_assoc(uname, true, acct);
+    else if (aname.empty())
+      for (size_t i = 0; i < assoc_.size() && ua == kNoIdx; ++i)
+        if (assoc_[i].is_user && assoc_[i].name == uname) ua = static_cast<uint32_t>(i);
+    if (ua == kNoIdx) {
+      if (cfg_.enforce_associations)
+        throw InputError(file, "", fmt::format("job {}: no association for user '{}' account '{}' and AccountingStorageEnforce has associations; expected the user in the sacctmgr dump", js.id, uname, aname));
+      // Without enforcement, unknown users/accounts get implicit associations (1 share each).
+      if (acct == kNoIdx) {
+        const std::string an = aname.empty() ? "(none)" : aname;
+        acct = find_assoc(an, false, 0);
+        if (acct == kNoIdx) {
+          AssocRt a;
+          a.name = an;
+          a.parent = root_;
+          assoc_.push_back(a);
+          acct = static_cast<uint32_t>(assoc_.size() - 1);
+        }
+      }
+      ua = find_assoc(uname, true, acct);
+      if (ua == kNoIdx) {
+        AssocRt u;
+        u.name = uname;
+        u.is_user = true;
+        u.parent = acct;
+        assoc_.push_back(u);
+        ua = static_cast<uint32_t>(assoc_.size() - 1);
+      }
+    }
+    jassoc_[j] = ua;
+    const std::string& qname = wl.strings.str(js.qos);
+    uint32_t q = kNoIdx;
+    if (!qname.empty()) {
+      q = find_qos(qname);
+      if (q == kNoIdx) throw InputError(file, "", fmt::format("job {} asks for QOS '{}' which is not defined; expected a QOS from the sacctmgr dump or the scheduler block", js.id, qname));
+    } else {
+      q = assoc_[ua].default_qos != kNoIdx ? assoc_[ua].default_qos : normal;
+    }
+    jqos_[j] = q;
+    jnodes_[j] = js.nodes > 0 ? js.nodes : std::max<int32_t>(1, (js.gpus + max_node_gpus_ - 1) / max_node_gpus_);
+  }
+  for (size_t i = 0; i < assoc_.size(); ++i)
+    if (assoc_[i].parent != kNoIdx) assoc_[assoc_[i].parent].children.push_back(static_cast<uint32_t>(i));
+  pend_assoc_.assign(assoc_.size(), 0);
+  pend_qos_.assign(qos_.size() * kTres, 0);
+  qos_used_.assign(qos_.size() * kTres, 0);
+  qos_jobs_.assign(qos_.size(), 0);
+  qu_used_.assign(qos_.size() * nusers_ * kTres, 0);
+  qu_jobs_.assign(qos_.size() * nusers_, 0);
+  assoc_used_.assign(assoc_.size() * kTres, 0);
+  assoc_jobs_.assign(assoc_.size(), 0);
+  part_failed_.assign(part_.size(), 0);
+  stopping_.assign(nj, 0);
+  build_reservations(wl, cluster, file);
+  fairshare();
+}
+
+void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file) {
+  std::map<std::string, NodeIdx> node_index;
+  for (size_t n = 0; n < nn_; ++n) node_index[cluster.node_names[n]] = static_cast<NodeIdx>(n);
+  std::vector<uint8_t> taken(nn_, 0);
+  auto ids = [&](const std::vector<std::string>& names) {
+    std::vector<StrId> out;
+    for (const auto& x : names) {
+      const StrId id = wl.strings.find(x);
+      if (id != StringTable::kMissing) out.push_back(id);
+    }
+    return out;
+  };
+  for (const auto& c : cfg_.reservations) {
+    ResvRt r;
+    r.name = c.name;
+    r.start_s = c.start_s;
+    r.dur_s = c.duration_s;
+    r.period_s = c.period == Reservation::Period::Hourly ? 3600
+                 : c.period == Reservation::Period::Daily ? 86400
+                 : c.period == Reservation::Period::Weekly ? 7 * 86400 : 0;
+    r.gpus.assign(nn_, 0);
+    for (const auto& n : c.nodes) {
+      auto it = node_index.find(n);
+      if (it == node_index.end())
+        throw InputError(file, "", fmt::format("reservation {} lists node {} which the cluster lacks; expected node names of the cluster", c.name, n));
+      r.gpus[it->second] = cluster.node_gpus[it->second];
+    }
+    // NodeCnt: the first free nodes in node order (all are idle when the reservation is made).
+    int64_t want = c.node_cnt;
+    for (size_t n = 0; n < nn_ && want > 0; ++n)
+      if (!taken[n] && r.gpus[n] == 0) r.gpus[n] = cluster.node_gpus[n], --want;
+    if (want > 0) throw InputError(file, "", fmt::format("reservation {} wants NodeCnt={} but only {} nodes are free; expected at most the free nodes", c.name, c.node_cnt, c.node_cnt - want));
+    // TRES=gres/gpu:N: N GPUs, packed onto nodes in order.
+    int64_t g = c.gpus;
+    for (size_t n = 0; n < nn_ && g > 0; ++n) {
+      if (taken[n] || r.gpus[n] > 0) continue;
+      const int32_t k = static_cast<int32_t>(std::min<int64_t>(g, cluster.node_gpus[n]));
+      r.gpus[n] = k;
+      g -= k;
+    }
+    if (g > 0) throw InputError(file, "", fmt::format("reservation {} wants {} GPUs but the free nodes hold fewer; expected at most the free GPUs", c.name, c.gpus));
+    for (size_t n = 0; n < nn_; ++n) {
+      r.total_gpus += r.gpus[n];
+      if (r.gpus[n] > 0) taken[n] = 1;
+    }
+    r.users = ids(c.users);
+    r.accounts = ids(c.accounts);
+    r.qos = ids(c.qos);
+    r.classes = ids(c.request_classes);
+    r.flex = c.flex;
+    r.magnetic = c.magnetic;
+    for (const auto& a : c.accounts) r.assocs.push_back(a);
+    for (const auto& u : c.users) r.assocs.push_back(u);
+    if (r.assocs.empty()) r.assocs.push_back("(all)");
+    resv_.push_back(std::move(r));
+  }
+  jresv_.assign(wl.jobs.size(), kNoIdx);
+  for (size_t j = 0; j < wl.jobs.size(); ++j) {
+    const JobSpec& js = wl.jobs[j];
+    for (size_t k = 0; k < resv_.size() && jresv_[j] == kNoIdx; ++k) {
+      const ResvRt& r = resv_[k];
+      auto has = [](const std::vector<StrId>& v, StrId x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+      const bool open = r.users.empty() && r.accounts.empty() && r.qos.empty() && cfg_.reservations[k].users.empty() &&
+                        cfg_.reservations[k].accounts.empty() && cfg_.reservations[k].qos.empty();
+      const bool access = open || has(r.users, js.user) || has(r.accounts, js.account) || has(r.qos, js.qos);
+      if (!access) continue;
+      if (has(r.classes, js.klass) || r.magnetic) jresv_[j] = static_cast<uint32_t>(k);  // asked, or MAGNETIC
+    }
+  }
+  resv_used_.assign(resv_.size() * nn_, 0);
+  resv_failed_.assign(resv_.size(), 0);
+  resv_overlap_.assign(resv_.size(), 0);
+  adj_sub_.assign(nn_, 0);
+  adj_cap_.assign(nn_, -1);
+}
+
+// Reservations seen by job j over [t0, t1) (spec §6). Outside a reservation, a job may use its
+// unused reserved GPUs only if [t0, t1) misses the window. Inside, it must fit the window in
+// time and space (FLEX: neither). Returns false, with the time worth retrying at, when the job's
+// own reservation does not allow it in this interval.
+bool SlurmModel::resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until) {
+  adj_on_ = false;
+  resv_next_free_ = kNever;
+  if (resv_.empty()) return true;
+  std::fill(adj_sub_.begin(), adj_sub_.end(), 0);
+  std::fill(adj_cap_.begin(), adj_cap_.end(), -1);
+  const uint32_t mine = jresv_[j];
+  cur_job_ = j;
+  for (size_t k = 0; k < resv_.size(); ++k) {
+    const ResvRt& r = resv_[k];
+    SimTime s, e;
+    r.window(t0, s, e);
+    if (k == mine) {
+      if (!r.flex) {
+        if (t0 < s) {
+          wait_until = s;
+          return false;
+        }
+        if (t1 > e) {  // does not fit this occurrence: the next one, if any
+          wait_until = r.period_s > 0 ? s + r.period_s : kNever;
+          return false;
+        }
+      }
+      for (size_t n = 0; n < nn_; ++n) {
+        if (r.gpus[n] > 0) adj_cap_[n] = r.gpus[n] - resv_used_[k * nn_ + n];
+        else if (!r.flex) mask_[n] = 0;
+      }
+      adj_on_ = true;
+      continue;
+    }
+    resv_overlap_[k] = 0;
+    if (e <= t0 || s >= t1) continue;
+    resv_overlap_[k] = 1;
+    resv_next_free_ = std::min(resv_next_free_, e);
+    for (size_t n = 0; n < nn_; ++n)
+      if (r.gpus[n] > 0) adj_sub_[n] += std::max(0, r.gpus[n] - resv_used_[k * nn_ + n]);
+    adj_on_ = true;
+  }
+  return true;
+}
+
+void SlurmModel::resv_account(const Snapshot& v) {
+  for (auto& r : resv_) {
+    if (v.now > r.acc_s)
+      r.idle_gpu_s += r.overlap(r.acc_s, v.now) * static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
+    r.acc_s = v.now;
+  }
+}
+
+// At the end of its occurrence (+ ResvOverRun), a job running in a reservation is killed,
+// except under FLEX (spec §6).
+void SlurmModel::resv_end_kills(const Snapshot& v, Decisions& out) {
+  for (JobIdx j : v.running) {
+    const uint32_t k = jresv_[j];
+    if (k == kNoIdx || resv_[k].flex || v.runs[j].stop_s >= 0) continue;
+    SimTime s, e;
+    resv_[k].window(v.runs[j].start_s, s, e);
+    const SimTime kill = e + cfg_.resv_over_run_s;
+    if (v.now >= kill) {
+      out.preempt(j, floorsim::PreemptMode::Cancel, kNoJob);
+      charge(j, v.jobs[j], -1);
+      stopping_[j] = 1;
+      stopped_now_.push_back(j);
+      for (const auto& sh : v.allocation_of(j)) {
+        free_[sh.node] += sh.gpus;
+        resv_used_[k * nn_ + sh.node] -= sh.gpus;
+      }
+    } else if (std::isfinite(kill)) {
+      out.wake_at(kill);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- priority and usage
+
+void SlurmModel::recalc_usage(const Snapshot& v) {
+  const auto& pr = cfg_.prio;
+  const SimTime now = v.now;
+  if (last_calc_s_ < 0) {
+    last_calc_s_ = now;
+    return;
+  }
+  if (now - last_calc_s_ < pr.calc_period_s) return;
+  const double dt = now - last_calc_s_;
+  // Decay: usage x d^dt, d = 1 - ln2/half-life (spec §3, pm:_init_decay_vars).
+  const double d = pr.decay_half_life_s > 0 ? std::pow(1.0 - 0.693 / pr.decay_half_life_s, dt) : 1.0;
+  for (auto& a : assoc_) a.usage *= d;
+  for (auto& q : qos_)
+    if (!q.q.flags.no_decay) q.usage_gpu_s *= d, q.usage_node_s *= d, q.usage_cpu_s *= d;
+  // New usage: jobs that stopped since the last calculation, and running jobs up to now.
+  for (JobIdx j : v.running) {
+    if (acc_from_[j] < 0) continue;
+    add_usage(v, j, now - acc_from_[j], pend_assoc_, pend_qos_);
+    acc_from_[j] = now;
+  }
+  for (size_t i = 0; i < assoc_.size(); ++i) {
+    // Usage of a user adds to every account above it.
+    for (uint32_t a = static_cast<uint32_t>(i); a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) assoc_[a].usage += pend_assoc_[i];
+    pend_assoc_[i] = 0;
+  }
+  for (size_t q = 0; q < qos_.size(); ++q) {
+    qos_[q].usage_gpu_s += pend_qos_[q * kTres + 0];
+    qos_[q].usage_node_s += pend_qos_[q * kTres + 1];
+    qos_[q].usage_cpu_s += pend_qos_[q * kTres + 2];
+    for (int t = 0; t < kTres; ++t) pend_qos_[q * kTres + t] = 0;
+  }
+  // PriorityUsageResetPeriod: usage starts from zero at each period boundary.
+  double period = 0;
+  if (pr.usage_reset_period == "daily") period = 86400;
+  else if (pr.usage_reset_period == "weekly") period = 7 * 86400;
+  else if (pr.usage_reset_period == "monthly") period = 30 * 86400;
+  else if (pr.usage_reset_period == "quarterly") period = 91 * 86400;
+  else if (pr.usage_reset_period == "yearly") period = 365 * 86400;
+  if (period > 0 && std::floor(now / period) > std::floor(last_reset_s_ / period)) {
+    for (auto& a : assoc_) a.usage = 0;
+    for (auto& q : qos_) q.usage_gpu_s = q.usage_node_s = q.usage_cpu_s = 0;
+    last_reset_s_ = now;
+  }
+  last_calc_s_ = now;
+  fairshare();
+}
+
+void SlurmModel::fairshare() {
+  if (cfg_.prio.fair_tree) {
+    // Fair Tree (spec §3): rank users by a DFS over children sorted by level fairshare.
+    size_t users = 0;
+    for (const auto& a : assoc_) users += a.is_user;
+    double rank = static_cast<double>(users);
+    fair_tree_rank(root_, rank);
+    for (auto& a : assoc_)
+      if (a.is_user) a.fs = users ? a.fs / static_cast<double>(users) : 0;
+    return;
+  }
+  // Classic: U_eff = U_norm + (U_eff_parent - U_norm) * S_raw / S_siblings; fs = 2^(-U_eff/S_norm).
+  const double total = std::max(assoc_[root_].usage, 0.0);
+  std::vector<uint32_t>& stack = tree_buf_;
+  stack.assign(1, root_);
+  std::vector<double> snorm(assoc_.size(), 1.0);
+  assoc_[root_].usage_efctv = 1.0;
+  while (!stack.empty()) {
+    const uint32_t a = stack.back();
+    stack.pop_back();
+    int64_t sib = 0;
+    for (uint32_t c : assoc_[a].children) sib += assoc_[c].shares;
+    for (uint32_t c : assoc_[a].children) {
+      AssocRt& ch = assoc_[c];
+      const double sraw = sib > 0 ? static_cast<double>(ch.shares) / static_cast<double>(sib) : 0;
+      snorm[c] = snorm[a] * sraw;
+      const double unorm = total > 0 ? ch.usage / total : 0;
+      ch.usage_efctv = a == root_ ? unorm : unorm + (assoc_[a].usage_efctv - unorm) * sraw;
+      if (ch.is_user) ch.fs = snorm[c] > 0 ? std::pow(2.0, -ch.usage_efctv / snorm[c]) : 0;
+      stack.push_back(c);
+    }
+  }
+}
+
+void SlurmModel::fair_tree_rank(uint32_t a, double& rank) {
+  // Children sorted by level fairshare LF = S/U descending (U = 0 -> infinite); ties by name so
+  // the order is stable. Users of equal LF share a rank.
+  auto& ch = assoc_[a].children;
+  int64_t ssum = 0;
+  double usum = 0;
+  for (uint32_t c : ch) ssum += assoc_[c].shares, usum += assoc_[c].usage;
+  std::vector<std::pair<double, uint32_t>> lf;
+  lf.reserve(ch.size());
+  for (uint32_t c : ch) {
+    const double s = ssum > 0 ? static_cast<double>(assoc_[c].shares) / static_cast<double>(ssum) : 0;
+    const double u = usum > 0 ? assoc_[c].usage / usum : 0;
+    lf.push_back({u > 0 ? s / u : std::numeric_limits<double>::infinity(), c});
+  }
+  std::stable_sort(lf.begin(), lf.end(), [&](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first > y.first;
+    return assoc_[x.second].name < assoc_[y.second].name;
+  });
+  size_t i = 0;
+  while (i < lf.size()) {
+    const uint32_t c = lf[i].second;
+    if (!assoc_[c].is_user) {
+      fair_tree_rank(c, rank);
+      ++i;
+      continue;
+    }
+    size_t k = i;
+    while (k < lf.size() && assoc_[lf[k].second].is_user && lf[k].first == lf[i].first) {
+      assoc_[lf[k].second].fs = rank;
+      ++k;
+    }
+    rank -= static_cast<double>(k - i);
+    i = k;
+  }
+}
+
+double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
+  const auto& pr = cfg_.prio;
+  const JobSpec& js = v.jobs[j];
+  if (pr.type == PriorityType::Basic) {
+    // priority/basic: FIFO by original submission; the value is only for display (spec §3).
+    return static_cast<double>(UINT32_MAX - 1 - std::min<size_t>(j, UINT32_MAX - 2));
+  }
+  const JobRun& r = v.runs[j];
+  const SimTime accrue = std::max(r.queued_s, begin_time(v, j));  // accrue starts at eligibility
+  const double age = pr.max_age_s > 0 ? std::clamp((v.now - accrue) / pr.max_age_s, 0.0, 1.0) : 1.0;
+  const PartRt& p = part_[jpart_[j]];
+  const double cpus_frac = js.cpus > 0 && p.cpus > 0 ? static_cast<double>(js.cpus) / static_cast<double>(p.cpus)
+                                                     : static_cast<double>(js.gpus) / static_cast<double>(std::max<int64_t>(1, cluster_gpus_));
+  double size = (static_cast<double>(jnodes_[j]) / static_cast<double>(std::max<size_t>(1, nn_)) + cpus_frac) / 2.0;
+  if (pr.favor_small) size = 1.0 - size;
+  const double part = static_cast<double>(p.job_factor) / static_cast<double>(std::max<int64_t>(1, max_job_factor_));
+  const uint32_t q = jqos_[j];
+  const double qos = max_qos_prio_ > 0 && q != kNoIdx ? static_cast<double>(qos_[q].q.priority) / static_cast<double>(max_qos_prio_) : 0;
+  double tres = 0;
+  if (p.gpus > 0) tres += pr.weight_tres_gpu * static_cast<double>(js.gpus) / static_cast<double>(p.gpus);
+  if (p.nodes > 0) tres += pr.weight_tres_node * static_cast<double>(jnodes_[j]) / static_cast<double>(p.nodes);
+  if (p.cpus > 0) tres += pr.weight_tres_cpu * static_cast<double>(js.cpus) / static_cast<double>(p.cpus);
+  double P = js.priority /* site factor */ + pr.weight_age * age + pr.weight_fairshare * assoc_[jassoc_[j]].fs +
+             pr.weight_jobsize * size + pr.weight_partition * part + pr.weight_qos * qos + tres;
+  P = std::floor(P);  // slurmctld keeps an integer priority
+  return std::clamp(P, 1.0, 4294967295.0);
+}
+
+// ---------------------------------------------------------------- limits
+
+void SlurmModel::charge(JobIdx j, const JobSpec& js, int sign) {
+  const int64_t tr[kTres] = {js.gpus, jnodes_[j], js.cpus};
+  auto add_q = [&](uint32_t q) {
+    for (int t = 0; t < kTres; ++t) qos_used_[q * kTres + t] += sign * tr[t];
+    qos_jobs_[q] += sign;
+    const size_t qu = q * nusers_ + js.user;
+    for (int t = 0; t < kTres; ++t) qu_used_[qu * kTres + t] += sign * tr[t];
+    qu_jobs_[qu] += sign;
+  };
+  const uint32_t q = jqos_[j], pq = part_[jpart_[j]].qos;
+  if (q != kNoIdx) add_q(q);
+  if (pq != kNoIdx && pq != q) add_q(pq);  // a Partition QOS pools usage across partitions (spec §4)
+  for (uint32_t a = jassoc_[j]; a != kNoIdx; a = assoc_[a].parent) {
+    for (int t = 0; t < kTres; ++t) assoc_used_[a * kTres + t] += sign * tr[t];
+    assoc_jobs_[a] += sign;
+  }
+}
+
+void SlurmModel::count_running(const Snapshot& v) {
+  std::fill(qos_used_.begin(), qos_used_.end(), 0);
+  std::fill(qos_jobs_.begin(), qos_jobs_.end(), 0);
+  std::fill(qu_used_.begin(), qu_used_.end(), 0);
+  std::fill(qu_jobs_.begin(), qu_jobs_.end(), 0);
+  std::fill(assoc_used_.begin(), assoc_used_.end(), 0);
+  std::fill(assoc_jobs_.begin(), assoc_jobs_.end(), 0);
+  for (JobIdx j : v.running) charge(j, v.jobs[j], +1);
+  if (!resv_.empty()) {
+    std::fill(resv_used_.begin(), resv_used_.end(), 0);
+    for (JobIdx j : v.running)
+      if (jresv_[j] != kNoIdx)
+        for (const auto& sh : v.allocation_of(j)) resv_used_[jresv_[j] * nn_ + sh.node] += sh.gpus;
+  }
+}
+
+// Reasons that no amount of waiting fixes in this pass ordering: partition limits.
+uint16_t SlurmModel::static_reason(const Snapshot& v, JobIdx j) const {
+  const JobSpec& js = v.jobs[j];
+  const PartRt& p = part_[jpart_[j]];
+  if (js.time_limit_s > p.max_time_s) return kPartitionTimeLimit;
+  if (jnodes_[j] > p.nodes || js.gpus > p.gpus) return kPartitionNodeLimit;
+  return kNone;
+}
+
+// QOS and association limits (spec §4). Only with AccountingStorageEnforce=limits. For each
+// limit the first level that defines it wins: Partition QOS, then job QOS (swapped by
+// OverPartQOS), then the user association and the accounts above it.
+uint16_t SlurmModel::limit_reason(const Snapshot& v, JobIdx j, SimTime limit) const {
+  if (!cfg_.enforce_limits) return kNone;
+  const JobSpec& js = v.jobs[j];
+  const int64_t tr[kTres] = {js.gpus, jnodes_[j], js.cpus};
+  uint32_t lv[2] = {part_[jpart_[j]].qos, jqos_[j]};
+  if (lv[1] != kNoIdx && qos_[lv[1]].q.flags.over_part_qos) std::swap(lv[0], lv[1]);
+  static constexpr uint16_t kGrp[kTres] = {kQOSGrpGRES, kQOSGrpNodeLimit, kQOSGrpCpuLimit};
+  static constexpr uint16_t kPerUser[kTres] = {kQOSMaxGRESPerUser, kQOSMaxNodePerUserLimit, kQOSMaxCpuPerUserLimit};
+  static constexpr uint16_t kPerJob[kTres] = {kQOSMaxGRESPerJob, kQOSMaxNodePerJobLimit, kQOSMaxCpuPerJobLimit};
+  static constexpr uint16_t kMins[kTres] = {kQOSGrpGRESMinutes, kQOSGrpNodeMinutes, kQOSGrpCpuMinutesLimit};
+  static constexpr uint16_t kAssocGrp[kTres] = {kAssocGrpGRES, kAssocGrpNodeLimit, kAssocGrpCpuLimit};
+  auto get = [](const Tres& x, int t) { return t == 0 ? x.gpu : t == 1 ? x.node : x.cpu; };
+  bool grp_set[kTres] = {false, false, false};
+  bool wall_set = false, jobs_set = false;
+  for (uint32_t q : lv) {
+    if (q == kNoIdx) continue;
+    const Qos& Q = qos_[q].q;
+    const size_t qu = q * nusers_ + js.user;
+    for (int t = 0; t < kTres; ++t) {
+      if (tr[t] <= 0 && t != 0) continue;
+      const int64_t pj = get(Q.max_tres_per_job, t);
+      if (pj >= 0 && tr[t] > pj) return kPerJob[t];
+      const int64_t g = get(Q.grp_tres, t);
+      if (g >= 0 && !grp_set[t]) {
+        grp_set[t] = true;
+        if (qos_used_[q * kTres + t] + tr[t] > g) return kGrp[t];
+      }
+      const int64_t pu = get(Q.max_tres_per_user, t);
+      if (pu >= 0 && qu_used_[qu * kTres + t] + tr[t] > pu) return kPerUser[t];
+      const int64_t m = get(Q.grp_tres_mins, t);
+      if (m >= 0) {
+        const double used_s = t == 0 ? qos_[q].usage_gpu_s : t == 1 ? qos_[q].usage_node_s : qos_[q].usage_cpu_s;
+        // Without `safe`, jobs start while usage < limit; with it, the job's whole limit must fit.
+        const double need_s = cfg_.enforce_safe ? used_s + static_cast<double>(tr[t]) * limit : used_s;
+        if (cfg_.enforce_safe ? need_s > static_cast<double>(m) * 60 : need_s >= static_cast<double>(m) * 60) return kMins[t];
+      }
+    }
+    if (!jobs_set && Q.max_jobs_per_user >= 0) {
+      jobs_set = true;
+      if (qu_jobs_[qu] + 1 > Q.max_jobs_per_user) return kQOSMaxJobsPerUserLimit;
+    }
+    if (Q.grp_jobs >= 0 && qos_jobs_[q] + 1 > Q.grp_jobs) return kQOSGrpJobsLimit;
+    if (!wall_set && Q.max_wall_s >= 0) {
+      wall_set = true;
+      if (limit > Q.max_wall_s) return kQOSMaxWallDurationPerJobLimit;
+    }
+  }
+  for (uint32_t a = jassoc_[j]; a != kNoIdx; a = assoc_[a].parent) {
+    const AssocRt& A = assoc_[a];
+    for (int t = 0; t < kTres; ++t) {
+      const int64_t g = get(A.grp_tres, t);
+      if (g >= 0 && !grp_set[t] && assoc_used_[a * kTres + t] + tr[t] > g) return kAssocGrp[t];
+    }
+    if (a == jassoc_[j] || !assoc_[jassoc_[j]].is_user) {
+      if (A.max_jobs >= 0 && assoc_jobs_[a] + 1 > A.max_jobs) return kAssocMaxJobsLimit;
+    }
+    if (!wall_set && A.max_wall_s >= 0) {
+      wall_set = true;
+      if (limit > A.max_wall_s) return kAssocMaxWallDurationPerJobLimit;
+    }
+  }
+  return kNone;
+}
+
+// ---------------------------------------------------------------- queue
+
+void SlurmModel::sort_queue(const Snapshot& v) {
+  order_.clear();
+  for (JobIdx j : v.pending) {
+    order_.push_back(j);
+    prio_[j] = priority(v, j);
+  }
+  // js:sort_job_queue2 (spec §1): preemptor before preemptee (pairwise, only with preemption),
+  // higher partition PriorityTier, higher priority, earlier submit, lower id. stable_sort is a
+  // merge sort, so a comparator that is not a total order still gives a deterministic result.
+  std::stable_sort(order_.begin(), order_.end(), [&](JobIdx a, JobIdx b) {
+    if (preempt_on_) {
+      const uint32_t qa = jqos_[a], qb = jqos_[b];
+      if (qa != kNoIdx && qb != kNoIdx && qa != qb) {
+        if (qos_[qa].preempts[qb]) return true;
+        if (qos_[qb].preempts[qa]) return false;
+      }
+    }
+    const int64_t ta = part_[jpart_[a]].tier, tb = part_[jpart_[b]].tier;
+    if (ta != tb) return ta > tb;
+    if (prio_[a] != prio_[b]) return prio_[a] > prio_[b];
+    const SimTime sa = v.runs[a].queued_s, sb = v.runs[b].queued_s;
+    if (sa != sb) return sa < sb;
+    return v.jobs[a].id < v.jobs[b].id;
+  });
+}
+
+void SlurmModel::start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit) {
+  const JobSpec& js = v.jobs[j];
+  placement::take(free_, shares_);
+  out.start(j, shares_);
+  charge(j, js, +1);
+  if (jresv_[j] != kNoIdx)
+    for (const auto& sh : shares_) resv_used_[jresv_[j] * nn_ + sh.node] += sh.gpus;
+  ends_.push_back({v.now + limit, j, static_cast<uint32_t>(local_.size()), static_cast<uint32_t>(shares_.size())});
+  local_.insert(local_.end(), shares_.begin(), shares_.end());
+}
+
+// preempt/qos (spec §5): victims from the preemptor's Preempt list, not exempt, sharing the
+// preemptor's nodes; lowest QOS priority then fewest nodes first (or youngest first); removed
+// until the job fits, then recomputed from the last victim to preempt fewer.
+bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& waiting) {
+  waiting = false;
+  const uint32_t q = jqos_[j];
+  if (!preempt_on_ || q == kNoIdx) return false;
+  const JobSpec& js = v.jobs[j];
+  // GPUs already on their way back (grace time running) count first: wait for them.
+  proj_.assign(free_.begin(), free_.end());
+  bool any_stopping = false;
+  for (JobIdx r : v.running)
+    if (v.runs[r].stop_s >= 0 || stopping_[r] == 2) {
+      any_stopping = true;
+      for (const auto& s : v.allocation_of(r)) proj_[s.node] += s.gpus;
+    }
+  if (any_stopping && placement::first_fit_masked(js, proj_, mask_, shares_)) {
+    waiting = true;
+    return false;
+  }
+  cand_.clear();
+  for (JobIdx r : v.running) {
+    if (v.runs[r].stop_s >= 0 || stopping_[r]) continue;
+    const uint32_t rq = jqos_[r];
+    if (rq == kNoIdx || !qos_[q].preempts[rq]) continue;
+    PreemptMode m = qos_[rq].q.preempt_mode != PreemptMode::Unset ? qos_[rq].q.preempt_mode : cfg_.preempt_mode;
+    if (m == PreemptMode::Off || m == PreemptMode::Unset) continue;
+    SimTime exempt = qos_[rq].q.preempt_exempt_time_s;
+    const uint32_t pq = part_[jpart_[r]].qos;
+    if (exempt < 0 && pq != kNoIdx) exempt = qos_[pq].q.preempt_exempt_time_s;
+    if (exempt < 0) exempt = cfg_.preempt_exempt_time_s;
+    if (exempt > 0 && v.now < v.runs[r].start_s + exempt) continue;
+    bool on_nodes = false;
+    for (const auto& s : v.allocation_of(r)) on_nodes |= mask_[s.node] != 0;
+    if (on_nodes) cand_.push_back(r);
+  }
+  if (cand_.empty()) return false;
+  if (cfg_.preempt_youngest_first) {
+    std::stable_sort(cand_.begin(), cand_.end(), [&](JobIdx a, JobIdx b) { return v.runs[a].start_s > v.runs[b].start_s; });
+  } else {
+    std::stable_sort(cand_.begin(), cand_.end(), [&](JobIdx a, JobIdx b) {
+      const int64_t ka = (qos_[jqos_[a]].q.priority << 16) + v.runs[a].alloc_count;
+      const int64_t kb = (qos_[jqos_[b]].q.priority << 16) + v.runs[b].alloc_count;
+      return ka < kb;
+    });
+  }
+  proj_.assign(free_.begin(), free_.end());
+  size_t k = 0;
+  bool fits = false;
+  for (; k < cand_.size() && !fits; ++k) {
+    for (const auto& s : v.allocation_of(cand_[k])) proj_[s.node] += s.gpus;
+    fits = placement::first_fit_masked(js, proj_, mask_, shares_);
+  }
+  if (!fits) return false;
+  // Reorder: the last victim first, then the others in order; take until the job fits.
+  victims_.clear();
+  victims_.push_back(cand_[k - 1]);
+  for (size_t i = 0; i + 1 < k; ++i) victims_.push_back(cand_[i]);
+  proj_.assign(free_.begin(), free_.end());
+  size_t used = 0;
+  for (; used < victims_.size(); ++used) {
+    for (const auto& s : v.allocation_of(victims_[used])) proj_[s.node] += s.gpus;
+    if (placement::first_fit_masked(js, proj_, mask_, shares_)) {
+      ++used;
+      break;
+    }
+  }
+  victims_.resize(used);
+  bool grace = false;
+  for (JobIdx r : victims_) {
+    const Qos& RQ = qos_[jqos_[r]].q;
+    PreemptMode m = RQ.preempt_mode != PreemptMode::Unset ? RQ.preempt_mode : cfg_.preempt_mode;
+    floorsim::PreemptMode em = floorsim::PreemptMode::Cancel;
+    if (m == PreemptMode::Requeue && v.jobs[r].requeueable) em = floorsim::PreemptMode::Requeue;
+    else if (m == PreemptMode::Suspend) em = floorsim::PreemptMode::Suspend;
+    const SimTime g = RQ.grace_time_s;
+    out.preempt(r, em, j, g);
+    ++preempts_;
+    stopping_[r] = g > 0 ? 2 : 1;
+    stopped_now_.push_back(r);
+    charge(r, v.jobs[r], -1);
+    if (g > 0) {
+      grace = true;
+      out.wake_at(v.now + g);
+    } else {
+      for (const auto& s : v.allocation_of(r)) free_[s.node] += s.gpus;
+    }
+  }
+  if (grace) {
+    waiting = true;  // the preemptor waits for the grace time to end (pr:_job_check_grace_internal)
+    return false;
+  }
+  return placement::first_fit_masked(js, free_, mask_, shares_);
+}
+
+// ---------------------------------------------------------------- main loop (spec §1)
+
+void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
+  ++main_passes_;
+  std::fill(part_failed_.begin(), part_failed_.end(), 0);
+  std::fill(resv_failed_.begin(), resv_failed_.end(), 0);
+  avail_.assign(v.cluster.node_up.begin(), v.cluster.node_up.end());
+  size_t tested = 0;
+  for (JobIdx j : order_) {
+    if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;  // started in this pass
+    const JobSpec& js = v.jobs[j];
+    const SimTime begin = begin_time(v, j);
+    if (begin > v.now) {
+      out.set_reason(j, kBeginTime);
+      out.wake_at(begin);
+      continue;
+    }
+    if (tested >= depth) break;
+    ++tested;
+    const uint32_t p = jpart_[j];
+    const uint32_t rv = jresv_[j];
+    // A job in a reservation is held back only by its reservation, not by its partition.
+    if (rv == kNoIdx ? part_failed_[p] != 0 : resv_failed_[rv] != 0) {
+      out.set_reason(j, kPriority);
+      continue;
+    }
+    if (uint16_t r = static_reason(v, j)) {
+      out.set_reason(j, r);
+      continue;
+    }
+    const SimTime limit = job_limit(j, js);
+    if (uint16_t r = limit_reason(v, j, limit)) {
+      out.set_reason(j, r);
+      // A limit blocks nothing unless assoc_limit_stop (spec §1).
+      if (cfg_.sched.assoc_limit_stop) part_failed_[p] = 1;
+      continue;
+    }
+    const PartRt& P = part_[p];
+    mask_.resize(nn_);
+    if (rv == kNoIdx)
+      for (size_t n = 0; n < nn_; ++n) mask_[n] = avail_[n] & P.mask[n];
+    else
+      for (size_t n = 0; n < nn_; ++n) mask_[n] = v.cluster.node_up[n] & P.mask[n];
+    SimTime wait = kNever;
+    if (!resv_prepare(j, v.now, v.now + limit, wait)) {
+      out.set_reason(j, kReservation);
+      if (std::isfinite(wait)) out.wake_at(wait);
+      continue;
+    }
+    if (fit(js, free_)) {
+      start(v, j, out, limit);
+      considered_[j] = 2;
+      ++main_starts_;
+      continue;
+    }
+    bool waiting = false;
+    if (try_preempt(v, j, out, waiting)) {
+      start(v, j, out, limit);
+      considered_[j] = 2;
+      ++main_starts_;
+      continue;
+    }
+    out.set_reason(j, kResources);
+    if (adj_on_ && !resv_blocked_ && placement::first_fit_masked(js, free_, mask_, shares_)) resv_blocked_ = true;
+    // A job in a reservation blocks only that reservation (spec §1).
+    if (rv != kNoIdx) {
+      resv_failed_[rv] = 1;
+      continue;
+    }
+    // NODES_BUSY: the partition is failed for the rest of the pass and its nodes leave avail.
+    part_failed_[p] = 1;
+    for (size_t n = 0; n < nn_; ++n)
+      if (P.mask[n]) avail_[n] = 0;
+    (void)waiting;
+  }
+}
+
+// ---------------------------------------------------------------- backfill (spec §2)
+
+void SlurmModel::map_reset(SimTime begin, SimTime end) {
+  slices_.clear();
+  slices_.push_back({begin, end, kNoIdx});
+  slice_mask_.assign(nn_, 0);
+  for (size_t n = 0; n < nn_; ++n) slice_mask_[n] = avail_[n];
+}
+
+// Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
+// at or past the map's end).
+uint32_t SlurmModel::map_split(SimTime t) {
+  for (uint32_t i = 0; i != kNoIdx; i = slices_[i].next) {
+    Slice& s = slices_[i];
+    if (s.begin == t) return i;
+    if (s.begin < t && t < s.end) {
+      const uint32_t k = static_cast<uint32_t>(slices_.size());
+      slices_.push_back({t, s.end, s.next});
+      slices_[i].end = t;
+      slices_[i].next = k;
+      slice_mask_.resize(slice_mask_.size() + nn_);
+      std::copy_n(slice_mask_.begin() + static_cast<ptrdiff_t>(i * nn_), nn_, slice_mask_.begin() + static_cast<ptrdiff_t>(k * nn_));
+      return k;
+    }
+  }
+  return kNoIdx;
+}
+
+void SlurmModel::map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes) {
+  start = std::max(start, slices_[0].begin);
+  if (end <= start) return;
+  const uint32_t a = map_split(start);
+  if (a == kNoIdx) return;
+  map_split(end);
+  for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
+    for (const auto& s : nodes) slice_mask_[i * nn_ + s.node] = 0;  // whole nodes (spec §2)
+}
+
+// ct:_will_run_test: release running jobs in end-time order, in groups ending within a window
+// that starts at 30 s and doubles; the first group after which the job fits gives its start.
+bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+  proj_.resize(nn_);
+  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
+  if (fit(js, proj_)) {
+    start_s = v.now;
+    return true;
+  }
+  SimTime window = 30;
+  size_t k = 0;
+  while (k < ends_.size()) {
+    const SimTime first = ends_[k].t;
+    size_t removed = 0;
+    do {
+      // A released job of a reservation frees reserved GPUs: they stay out of reach of
+      // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
+      const uint32_t rk = adj_on_ ? jresv_[ends_[k].job] : kNoIdx;
+      const bool ins = rk != kNoIdx && rk == jresv_[cur_job_];
+      const bool outs = rk != kNoIdx && !ins && resv_overlap_[rk];
+      for (const auto& s : end_alloc(v, ends_[k])) {
+        if (mask_[s.node]) proj_[s.node] += s.gpus;
+        if (outs) adj_sub_[s.node] += s.gpus;
+        if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
+      }
+      ++k;
+      ++removed;
+    } while (k < ends_.size() && ends_[k].t <= first + window && removed <= 200);
+    window *= 2;
+    if (fit(js, proj_)) {
+      const SimTime e = ends_[k - 1].t;
+      start_s = e <= v.now ? v.now + 1 : e;
+      return true;
+    }
+  }
+  return false;
+}
+
+void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
+  ++bf_passes_;
+  const auto& sp = cfg_.sched;
+  const SimTime res = sp.bf_resolution_s > 0 ? sp.bf_resolution_s : 1;
+  avail_.assign(v.cluster.node_up.begin(), v.cluster.node_up.end());
+  const SimTime map_begin = std::floor(v.now / res) * res;
+  map_reset(map_begin, std::floor((v.now + sp.bf_window_s) / res) * res);
+  // Running jobs are released at start + time limit (over-limit ones: + KillWait + OverTimeLimit).
+  // (v.running holds none of the jobs started in this pass; those are in ends_ already.)
+  for (JobIdx r : v.running) {
+    if (stopping_[r] == 1) continue;  // preempted in this pass without grace: already free
+    SimTime t = v.runs[r].limit_end_s;
+    if (t <= v.now) t = t + sp.kill_wait_s + sp.over_time_limit_s;
+    if (v.runs[r].stop_s >= 0) t = std::min(t, v.runs[r].stop_s);
+    if (stopping_[r] == 2) t = std::min(t, v.now + qos_[jqos_[r]].q.grace_time_s);
+    ends_.push_back({t, r, 0, 0});
+  }
+  std::stable_sort(ends_.begin(), ends_.end(), [](const EndRec& a, const EndRec& b) {
+    if (a.t != b.t) return a.t < b.t;
+    return a.job < b.job;
+  });
+  if (sp.bf_max_job_user > 0) bf_user_.assign(nusers_, 0);
+  int64_t tested = 0;
+  for (JobIdx j : order_) {
+    if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;
+    const JobSpec& js = v.jobs[j];
+    const SimTime begin = begin_time(v, j);
+    if (begin > v.now) continue;
+    if (static_reason(v, j)) continue;
+    const PartRt& P = part_[jpart_[j]];
+    SimTime limit = job_limit(j, js);
+    // Over a limit: skipped with no reservation (acct_policy_job_runnable_pre_select).
+    if (uint16_t r = limit_reason(v, j, limit)) {
+      out.set_reason(j, r);
+      continue;
+    }
+    if (sp.bf_max_job_user > 0) {
+      if (bf_user_[js.user] >= sp.bf_max_job_user) continue;
+      ++bf_user_[js.user];
+    }
+    if (tested >= sp.bf_max_job_test) break;
+    ++tested;  // counts jobs that reach the select test
+    // _set_backfill_timelimits: min(job, partition MaxTime); infinite -> 1 year.
+    SimTime comp_limit = std::min(limit, P.max_time_s);
+    if (!std::isfinite(comp_limit)) comp_limit = kYear_s;
+    const bool no_reserve = qos_[jqos_[j]].q.flags.no_reserve;
+    // NoReserve with preemption on: tested as a 1-minute job so it fits any gap (spec §2).
+    const SimTime test_limit = (no_reserve && preempt_on_) ? 60 : comp_limit;
+    SimTime start_res = v.now;
+    SimTime later_start = 0;
+    for (int guard = 0; guard < 10000; ++guard) {
+      const SimTime end_time = start_res + test_limit;
+      mask_.resize(nn_);
+      for (size_t n = 0; n < nn_; ++n) mask_[n] = avail_[n] & P.mask[n];
+      later_start = 0;
+      for (uint32_t i = 0; i != kNoIdx; i = slices_[i].next) {
+        const Slice& s = slices_[i];
+        if (s.end > start_res && s.next != kNoIdx && later_start == 0) later_start = s.end;
+        if (s.end <= start_res) continue;
+        if (s.begin <= end_time) {
+          for (size_t n = 0; n < nn_; ++n) mask_[n] &= slice_mask_[i * nn_ + n];
+        } else {
+          break;
+        }
+      }
+      SimTime wait = kNever;
+      if (!resv_prepare(j, start_res, end_time, wait)) {
+        if (std::isfinite(wait) && wait > start_res && wait <= v.now + sp.bf_window_s) {
+          start_res = wait;
+          continue;
+        }
+        break;
+      }
+      SimTime t = 0;
+      if (!will_run(v, js, t)) {
+        // job_test_resv: an advanced reservation in the way moves the start to its end.
+        if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
+            (later_start == 0 || resv_next_free_ < later_start))
+          later_start = resv_next_free_;
+        if (later_start > 0) {
+          start_res = later_start;
+          continue;
+        }
+        break;  // never fits: no reservation
+      }
+      t = std::max(t, start_res);
+      if (t <= v.now) {
+        start(v, j, out, limit);
+        considered_[j] = 2;
+        ++bf_starts_;
+        break;
+      }
+      if (t > v.now + sp.bf_window_s) break;  // too far in the future to reserve
+      if (later_start > 0 && t > later_start) {
+        start_res = later_start;
+        continue;
+      }
+      planned_[j] = t;
+      if (no_reserve) break;  // NoReserve: never in the map
+      // _set_slot_time: 22.05 rounds the end down to the resolution, master rounds up.
+      SimTime end_res = t + comp_limit;
+      end_res = cfg_.version == Version::V22_05 ? std::floor(end_res / res) * res : std::ceil(end_res / res) * res;
+      const SimTime start_rounded = std::floor(t / res) * res;
+      // The chosen nodes must be free in the map over [start, end]; else try from t.
+      bool overlap = false;
+      for (uint32_t i = 0; i != kNoIdx && !overlap; i = slices_[i].next) {
+        const Slice& s = slices_[i];
+        if (s.end <= start_rounded || s.begin >= end_res) continue;
+        for (const auto& sh : shares_) overlap |= slice_mask_[i * nn_ + sh.node] == 0;
+      }
+      if (overlap && t > start_res) {
+        start_res = t;
+        continue;
+      }
+      map_add(start_rounded, end_res, shares_);
+      break;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- pass
+
+void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
+  const auto& sp = cfg_.sched;
+  if (cfg_.prio.type == PriorityType::Multifactor || cfg_.enforce_limits) recalc_usage(v);
+  resv_account(v);
+  for (JobIdx r : stopped_now_) stopping_[r] = 0;
+  stopped_now_.clear();
+  free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
+  ends_.clear();
+  local_.clear();
+  count_running(v);
+  resv_blocked_ = false;
+  if (!resv_.empty()) resv_end_kills(v, out);
+  if (v.pending.empty()) {
+    resv_note_used();
+    return;
+  }
+  sort_queue(v);
+  for (JobIdx j : order_) considered_[j] = 0;
+
+  // Which passes run now: a full main pass every sched_interval, backfill every bf_interval,
+  // and an event-triggered main pass limited to default_queue_depth otherwise (spec §1).
+  const bool full = v.now >= next_main_s_;
+  const bool bf = sp.backfill && v.now >= next_bf_s_;
+  if (full) next_main_s_ = (std::floor(v.now / sp.sched_interval_s) + 1) * sp.sched_interval_s;
+  if (bf) next_bf_s_ = (std::floor(v.now / sp.bf_interval_s) + 1) * sp.bf_interval_s;
+  main_pass(v, out, full ? SIZE_MAX : static_cast<size_t>(std::max<int64_t>(1, sp.default_queue_depth)));
+  if (bf) backfill_pass(v, out);
+
+  // Periodic passes matter only while something runs (resources change by events otherwise;
+  // the engine runs a pass at every submit, end and node event). Without this a job that can
+  // never start would keep the simulation alive forever.
+  if (!v.running.empty() || !out.items().empty()) {
+    out.wake_at(next_main_s_);
+    if (sp.backfill) out.wake_at(next_bf_s_);
+  }
+  // A job kept out only by a reservation may start at the window's next boundary.
+  if (resv_blocked_)
+    for (const auto& r : resv_) {
+      SimTime s0, e0;
+      r.window(v.now, s0, e0);
+      if (s0 > v.now) out.wake_at(s0);
+      else if (std::isfinite(e0)) out.wake_at(e0);
+    }
+  resv_note_used();
+}
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_model(SlurmConfig cfg, const Workload& workload, const ClusterConfig& cluster,
+                                      const std::string& file) {
+  return std::make_unique<SlurmModel>(std::move(cfg), workload, cluster, file);
+}
+
+ClusterConfig cluster_from_conf(const SlurmConfig& cfg) {
+  ClusterConfig c;
+  std::map<std::string, uint32_t> leaf_of;
+  for (const auto& s : cfg.switches)
+    if (!s.nodes.empty()) {
+      const uint32_t l = static_cast<uint32_t>(c.leaf_names.size());
+      c.leaf_names.push_back(s.name);
+      for (const auto& n : s.nodes) leaf_of[n] = l;
+    }
+  for (const auto& b : cfg.blocks) {
+    const uint32_t l = static_cast<uint32_t>(c.leaf_names.size());
+    c.leaf_names.push_back(b.name);
+    for (const auto& n : b.nodes) leaf_of[n] = l;
+  }
+  if (c.leaf_names.empty()) c.leaf_names.push_back("leaf1");
+  for (const auto& n : cfg.nodes) {
+    c.node_names.push_back(n.name);
+    c.node_gpus.push_back(n.gpus);
+    auto it = leaf_of.find(n.name);
+    c.node_leaf.push_back(it == leaf_of.end() ? 0 : it->second);
+  }
+  return c;
+}
+
+}  // namespace floorsim::slurm

@@ -1,0 +1,60 @@
+#pragma once
+// The `slurm` model: Slurm 22.05's slurmctld scheduling (main loop + backfill), multifactor
+// priority with fair-share, QOS/association limits, preempt/qos and reservations, driven by a
+// SlurmConfig read from slurm.conf + sacctmgr dump (+ topology.conf, gres.conf) or inline JSON.
+// Rules and their sources: ../shared/spec/slurm-model.md (cited as "spec §N").
+#include <memory>
+#include <string>
+
+#include "schedulers/registry.hpp"
+#include "schedulers/slurm/config.hpp"
+#include "sim/core/cluster.hpp"
+#include "sim/core/scheduler_api.hpp"
+
+namespace floorsim::slurm {
+
+// Pending-reason codes (names as in src/common/job_state_reason.c).
+enum Reason : uint16_t {
+  kNone = 0,
+  kPriority,
+  kResources,
+  kBeginTime,
+  kPartitionTimeLimit,
+  kPartitionNodeLimit,
+  kQOSGrpGRES,
+  kQOSGrpNodeLimit,
+  kQOSGrpCpuLimit,
+  kQOSMaxGRESPerUser,
+  kQOSMaxNodePerUserLimit,
+  kQOSMaxCpuPerUserLimit,
+  kQOSMaxGRESPerJob,
+  kQOSMaxNodePerJobLimit,
+  kQOSMaxCpuPerJobLimit,
+  kQOSMaxJobsPerUserLimit,
+  kQOSGrpJobsLimit,
+  kQOSMaxWallDurationPerJobLimit,
+  kQOSGrpGRESMinutes,
+  kQOSGrpNodeMinutes,
+  kQOSGrpCpuMinutesLimit,
+  kAssocGrpGRES,
+  kAssocGrpNodeLimit,
+  kAssocGrpCpuLimit,
+  kAssocMaxJobsLimit,
+  kAssocMaxWallDurationPerJobLimit,
+  kReservation,
+  kReasonCount
+};
+const char* reason_text(uint16_t code);
+
+// Builds the model. `file` names the scenario for errors about jobs that reference unknown
+// partitions or QOS. The cluster's node names must match the partitions' Nodes= lists.
+std::unique_ptr<Scheduler> make_model(SlurmConfig cfg, const Workload& workload, const ClusterConfig& cluster,
+                                      const std::string& file);
+
+// The cluster a slurm.conf describes (NodeName lines, leaves from topology.conf switches or blocks).
+ClusterConfig cluster_from_conf(const SlurmConfig& cfg);
+
+// The registry entry "slurm": parameter spec (every default documented) and factory.
+SchedulerEntry registry_entry();
+
+}  // namespace floorsim::slurm

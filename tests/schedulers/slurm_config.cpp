@@ -1,0 +1,185 @@
+// Readers of the slurm model: slurm.conf, sacctmgr dump, topology.conf, gres.conf, time strings.
+#include <catch2/catch.hpp>
+
+#include "schedulers/slurm/config.hpp"
+#include "schedulers/slurm/slurm.hpp"
+#include "sim/core/error.hpp"
+
+using namespace floorsim;
+using namespace floorsim::slurm;
+
+TEST_CASE("slurm time strings", "[slurm][config]") {
+  double s = 0;
+  CHECK((parse_time_s("90", s) && s == 5400));           // minutes
+  CHECK((parse_time_s("2:30", s) && s == 150));          // minutes:seconds
+  CHECK((parse_time_s("01:00:05", s) && s == 3605));     // hours:minutes:seconds
+  CHECK((parse_time_s("7-0", s) && s == 7 * 86400));     // days-hours
+  CHECK((parse_time_s("1-2:03", s) && s == 86400 + 7200 + 180));
+  CHECK((parse_time_s("1-00:00:10", s) && s == 86410));
+  CHECK((parse_time_s("UNLIMITED", s) && s == kNever));
+  CHECK_FALSE(parse_time_s("abc", s));
+  CHECK_FALSE(parse_time_s("1:2:3:4", s));
+  CHECK_FALSE(parse_time_s("", s));
+}
+
+TEST_CASE("slurm.conf: nodes, partitions, scheduler and priority keys", "[slurm][config]") {
+  const std::string text = R"(# quant cluster
+ClusterName=quant
+schedulertype=sched/backfill
+SchedulerParameters=bf_window=120,bf_resolution=30,bf_interval=20,bf_max_job_test=50,\
+  bf_continue,sched_interval=45,default_queue_depth=10,assoc_limit_stop,bf_busy_nodes
+PriorityType=priority/multifactor
+PriorityDecayHalfLife=1-0
+PriorityMaxAge=2-0
+PriorityWeightAge=1000
+PriorityWeightQOS=5000
+PriorityWeightTRES=CPU=10,GRES/gpu=200
+PriorityFlags=NO_FAIR_TREE
+AccountingStorageEnforce=associations,limits,qos
+PreemptType=preempt/qos
+PreemptMode=REQUEUE
+PreemptExemptTime=00:05:00
+SlurmdPort=6818   # not scheduling-relevant
+NodeName=DEFAULT CPUs=64
+NodeName=n[1-4] Gres=gpu:a100:8 RealMemory=1000
+PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=2:00:00 PriorityTier=1
+PartitionName=urgent Nodes=ALL PriorityTier=10 QOS=urgent_pq PriorityJobFactor=3
+)";
+  SlurmConfig c;
+  read_slurm_conf_text(text, "slurm.conf", c);
+  CHECK(c.cluster_name == "quant");
+  CHECK(c.sched.bf_window_s == 120 * 60);
+  CHECK(c.sched.bf_resolution_s == 30);
+  CHECK(c.sched.bf_interval_s == 20);
+  CHECK(c.sched.bf_max_job_test == 50);
+  CHECK(c.sched.bf_continue);
+  CHECK(c.sched.sched_interval_s == 45);
+  CHECK(c.sched.default_queue_depth == 10);
+  CHECK(c.sched.assoc_limit_stop);
+  CHECK(c.prio.type == PriorityType::Multifactor);
+  CHECK(c.prio.decay_half_life_s == 86400);
+  CHECK(c.prio.max_age_s == 2 * 86400);
+  CHECK(c.prio.weight_age == 1000);
+  CHECK(c.prio.weight_qos == 5000);
+  CHECK(c.prio.weight_tres_gpu == 200);
+  CHECK(c.prio.weight_tres_cpu == 10);
+  CHECK_FALSE(c.prio.fair_tree);
+  CHECK(c.enforce_limits);
+  CHECK(c.enforce_qos);
+  CHECK(c.enforce_associations);
+  CHECK(c.preempt_qos);
+  CHECK(c.preempt_mode == slurm::PreemptMode::Requeue);
+  CHECK(c.preempt_exempt_time_s == 300);
+  REQUIRE(c.nodes.size() == 4);
+  CHECK(c.nodes[0].name == "n1");
+  CHECK(c.nodes[3].gpus == 8);
+  CHECK(c.nodes[3].cpus == 64);
+  REQUIRE(c.partitions.size() == 2);
+  CHECK(c.partitions[0].nodes == std::vector<std::string>{"n1", "n2", "n3"});
+  CHECK(c.partitions[0].is_default);
+  CHECK(c.partitions[0].max_time_s == 7200);
+  CHECK(c.partitions[1].nodes.empty());  // ALL
+  CHECK(c.partitions[1].priority_tier == 10);
+  CHECK(c.partitions[1].priority_job_factor == 3);
+  CHECK(c.partitions[1].qos == "urgent_pq");
+  // Ignored keys are listed in one warning.
+  REQUIRE(c.warnings.size() == 1);
+  CHECK(c.warnings[0].find("SlurmdPort") != std::string::npos);
+  CHECK(c.warnings[0].find("bf_busy_nodes") != std::string::npos);
+  const ClusterConfig cl = cluster_from_conf(c);
+  CHECK(cl.nodes() == 4);
+  CHECK(cl.total_gpus() == 32);
+}
+
+TEST_CASE("slurm.conf: errors name file and line", "[slurm][config]") {
+  SlurmConfig c;
+  try {
+    read_slurm_conf_text("ClusterName=x\n\nPriorityMaxAge=soon\n", "site/slurm.conf", c);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).rfind("site/slurm.conf:3: PriorityMaxAge=soon", 0) == 0);
+  }
+  CHECK_THROWS_AS(read_slurm_conf_text("PartitionName=p Nodes=n[1-\n", "f", c), InputError);
+  CHECK_THROWS_AS(read_slurm_conf_text("PreemptType=preempt/magic\n", "f", c), InputError);
+  CHECK_THROWS_AS(read_slurm_conf_text("NodeName=n1 Gres=gpu:x\n", "f", c), InputError);
+}
+
+TEST_CASE("sacctmgr dump: cluster, accounts, users, QOS", "[slurm][config]") {
+  const std::string text = R"(# To edit this file start with a cluster line for the new cluster
+Cluster - 'quant':Fairshare=1:QOS='normal'
+QOS - 'normal':Priority=0
+QOS - 'risk':Priority=100:GrpTRES=gres/gpu=16,node=2:MaxTRESPerUser=gres/gpu=8:MaxJobsPerUser=3:MaxWall=60:Flags=DenyOnLimit,NoReserve:Preempt='burst,scavenger':PreemptMode=requeue:GraceTime=30:PreemptExemptTime='00:10:00'
+QOS - 'burst':Priority=1:UsageFactor=0.5:GrpTRESMins=gres/gpu=6000:Flags=NoDecay
+QOS - 'scavenger'
+Parent - 'root'
+User - 'root':DefaultAccount='root':AdminLevel='Administrator':Fairshare=1
+Account - 'desk':Description='trading desks':Organization='bank':Fairshare=60:GrpTRES=gres/gpu=24
+Account - 'research':Description='research':Organization='bank':Fairshare=40
+Parent - 'desk'
+User - 'alice':DefaultAccount='desk':DefaultQOS='risk':Fairshare=2
+Parent - 'research'
+User - 'bob':DefaultAccount='research':Fairshare=1:MaxJobs=4
+)";
+  SlurmConfig c;
+  read_sacctmgr_dump_text(text, "quant.cfg", c);
+  CHECK(c.cluster_name == "quant");
+  REQUIRE(c.qos.size() == 4);
+  const Qos& risk = c.qos[1];
+  CHECK(risk.name == "risk");
+  CHECK(risk.priority == 100);
+  CHECK(risk.grp_tres.gpu == 16);
+  CHECK(risk.grp_tres.node == 2);
+  CHECK(risk.grp_tres.cpu == kUnset);
+  CHECK(risk.max_tres_per_user.gpu == 8);
+  CHECK(risk.max_jobs_per_user == 3);
+  CHECK(risk.max_wall_s == 3600);
+  CHECK(risk.flags.deny_on_limit);
+  CHECK(risk.flags.no_reserve);
+  CHECK(risk.preempt == std::vector<std::string>{"burst", "scavenger"});
+  CHECK(risk.preempt_mode == slurm::PreemptMode::Requeue);
+  CHECK(risk.grace_time_s == 30);
+  CHECK(risk.preempt_exempt_time_s == 600);
+  CHECK(c.qos[2].usage_factor == 0.5);
+  CHECK(c.qos[2].grp_tres_mins.gpu == 6000);
+  CHECK(c.qos[2].flags.no_decay);
+  REQUIRE(c.accounts.size() == 3);  // root, desk, research
+  CHECK(c.accounts[1].name == "desk");
+  CHECK(c.accounts[1].parent == "root");
+  CHECK(c.accounts[1].fairshare == 60);
+  CHECK(c.accounts[1].grp_tres.gpu == 24);
+  REQUIRE(c.users.size() == 3);
+  CHECK(c.users[1].name == "alice");
+  CHECK(c.users[1].account == "desk");
+  CHECK(c.users[1].default_qos == "risk");
+  CHECK(c.users[2].account == "research");
+  CHECK(c.users[2].max_jobs == 4);
+}
+
+TEST_CASE("sacctmgr dump: errors name file and line", "[slurm][config]") {
+  SlurmConfig c;
+  try {
+    read_sacctmgr_dump_text("Cluster - 'x'\nParent - 'nope'\n", "d.cfg", c);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).rfind("d.cfg:2: Parent 'nope'", 0) == 0);
+  }
+  CHECK_THROWS_AS(read_sacctmgr_dump_text("QOS - 'q':Priority=high\n", "d", c), InputError);
+  CHECK_THROWS_AS(read_sacctmgr_dump_text("garbage line\n", "d", c), InputError);
+  CHECK_THROWS_AS(read_sacctmgr_dump_text("Widget - 'w'\n", "d", c), InputError);
+}
+
+TEST_CASE("topology.conf and gres.conf", "[slurm][config]") {
+  SlurmConfig c;
+  read_slurm_conf_text("NodeName=n[1-4] Gres=gpu:4\n", "s", c);
+  read_gres_conf_text("NodeName=n[1-2] Name=gpu File=/dev/nvidia[0-7]\nNodeName=n3 Name=gpu Count=2\n", "g", c);
+  CHECK(c.nodes[0].gpus == 8);
+  CHECK(c.nodes[1].gpus == 8);
+  CHECK(c.nodes[2].gpus == 2);
+  CHECK(c.nodes[3].gpus == 4);
+  read_topology_conf_text("SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-4]\nSwitchName=top Switches=s[1-2]\n", "t", c);
+  REQUIRE(c.switches.size() == 3);
+  const ClusterConfig cl = cluster_from_conf(c);
+  CHECK(cl.node_leaf == std::vector<uint32_t>{0, 0, 1, 1});
+  CHECK(cl.leaf_names == std::vector<std::string>{"s1", "s2"});
+  CHECK_THROWS_AS(read_topology_conf_text("Router=r1\n", "t", c), InputError);
+}

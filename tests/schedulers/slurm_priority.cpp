@@ -1,0 +1,109 @@
+// Conformance: multifactor priority and fair-share (spec slurm-model.md §3).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tests/schedulers/slurm_harness.hpp"
+
+using namespace slurm_test;
+using floorsim::slurm::SlurmConfig;
+using floorsim::slurm::PriorityType;
+
+namespace {
+SlurmConfig mf() {
+  SlurmConfig c;
+  c.sched.backfill = false;
+  c.prio.type = PriorityType::Multifactor;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("slurm §3: QOS factor orders jobs; priority is an integer", "[slurm][priority]") {
+  SlurmConfig c = mf();
+  c.prio.weight_qos = 1000;
+  c.qos = {qos("lo", 5), qos("hi", 10)};
+  auto r = run(c, {{1, 0, 100, 100, 8}, {2, 1, 10, 10, 8, 0, "u1", "lo"}, {3, 2, 10, 10, 8, 0, "u1", "hi"}}, 1);
+  CHECK(r->start(3) == 100);
+  CHECK(r->start(2) == 110);
+  CHECK(r->priority(3) == 1000);
+  CHECK(r->priority(2) == 500);
+}
+
+TEST_CASE("slurm §3: age factor grows to PriorityMaxAge; every weight defaults to 0", "[slurm][priority]") {
+  SlurmConfig c = mf();
+  c.prio.weight_age = 1000;
+  c.prio.max_age_s = 1000;
+  auto r = run(c, {{1, 0, 100, 100, 8}, {2, 1, 10, 10, 8}}, 1);
+  // Job 2 waits from 1 to 100: its last priority was computed at t=100: floor(1000*99/1000).
+  CHECK(r->priority(2) == 99);
+  SlurmConfig z = mf();
+  auto q = run(z, {{1, 0, 100, 100, 8}, {2, 1, 10, 10, 8}}, 1);
+  CHECK(q->priority(2) == 1);  // all weights 0: clamped to 1
+}
+
+TEST_CASE("slurm §3: priority/basic (22.05 default) keeps FIFO regardless of QOS", "[slurm][priority]") {
+  SlurmConfig c;
+  c.sched.backfill = false;
+  c.prio.weight_qos = 1000;
+  c.qos = {qos("lo", 5), qos("hi", 10)};
+  auto r = run(c, {{1, 0, 100, 100, 8}, {2, 1, 10, 10, 8, 0, "u1", "lo"}, {3, 2, 10, 10, 8, 0, "u1", "hi"}}, 1);
+  CHECK(r->start(2) == 100);
+  CHECK(r->start(3) == 110);
+}
+
+TEST_CASE("slurm §3: partition factor and job size factor", "[slurm][priority]") {
+  SlurmConfig c = mf();
+  c.prio.weight_partition = 1000;
+  c.prio.weight_jobsize = 1000;
+  c.partitions = {part("a", {}), part("b", {})};
+  c.partitions[0].is_default = true;
+  c.partitions[1].priority_job_factor = 4;
+  // 2 nodes x 8 GPUs (16 total). Job 2: 4 GPUs, 1 node in a: part 250, size (1/2 + 4/16)/2*1000 = 375.
+  auto r = run(c, {{1, 0, 100, 100, 16}, {2, 1, 10, 10, 4}, {3, 2, 10, 10, 16, 2, "u1", "", "b"}}, 2);
+  CHECK(r->priority(2) == 250 + 375);
+  CHECK(r->priority(3) == 1000 + 1000);
+  CHECK(r->start(3) == 100);
+  CHECK(r->start(2) == 110);
+}
+
+namespace {
+// u1 runs first (usage), then u1 and u2 submit at once while the node is busy: with a
+// fair-share weight u2 goes first.
+std::vector<J> fs_jobs() {
+  return {{1, 0, 100, 100, 8, 0, "u1", "", "", "a"}, {9, 100, 200, 200, 8, 0, "u3", "", "", "b"},
+          {2, 150, 10, 10, 8, 0, "u1", "", "", "a"}, {3, 150, 10, 10, 8, 0, "u2", "", "", "a"}};
+}
+}  // namespace
+
+TEST_CASE("slurm §3: Fair Tree ranks users with less usage first", "[slurm][priority]") {
+  SlurmConfig c = mf();
+  c.prio.weight_fairshare = 10000;
+  c.prio.calc_period_s = 10;
+  auto r = run(c, fs_jobs(), 1);
+  CHECK(r->start(3) == 300);
+  CHECK(r->start(2) == 310);
+  CHECK(r->priority(3) == 10000);  // LF(a) = 0.5/(1/3) > LF(b): u2 (no usage) ranks 3 of 3
+  CHECK(r->priority(2) == 6666);   // u1 ranks 2 of 3
+  SlurmConfig none = mf();
+  auto n = run(none, fs_jobs(), 1);
+  CHECK(n->start(2) == 300);  // no fair-share weight: submit order
+}
+
+TEST_CASE("slurm §3: classic fair-share 2^(-U/S)", "[slurm][priority]") {
+  SlurmConfig c = mf();
+  c.prio.fair_tree = false;
+  c.prio.weight_fairshare = 10000;
+  c.prio.calc_period_s = 10;
+  c.prio.decay_half_life_s = 0;  // no decay: exact figures
+  auto r = run(c, fs_jobs(), 1);
+  CHECK(r->start(3) == 300);
+  // At t=300: usage u1 = 800 GPU-s (job 1), u3 = 1600 (job 9, 200 s x 8), total 2400.
+  // Accounts a and b have 1 share each (S=0.5), users u1,u2 in a S=0.25 each.
+  // u2: U_norm = 0; U_eff = 0 + (U_eff(a) - 0) * 0.5 = 1/6 with U_eff(a) = 800/2400; fs = 2^(-(1/6)/0.25).
+  const double fs_u2 = std::pow(2.0, -(1.0 / 6) / 0.25);
+  CHECK(r->priority(3) == std::floor(10000 * fs_u2));
+  // Job 2's priority was last computed at t=310, after job 3 (u2, 80 GPU-s) ended: total 2480,
+  // U_eff(a) = 880/2480; u1: U_norm = 800/2480, U_eff = 800/2480 + (880-800)/2480 * 0.5.
+  const double fs_u1 = std::pow(2.0, -(840.0 / 2480) / 0.25);
+  CHECK(r->priority(2) == std::floor(10000 * fs_u1));
+}

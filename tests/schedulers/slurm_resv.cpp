@@ -1,0 +1,93 @@
+// Conformance: advanced reservations (spec slurm-model.md §6).
+#include <catch2/catch.hpp>
+
+#include "tests/schedulers/slurm_harness.hpp"
+
+using namespace slurm_test;
+using floorsim::slurm::SlurmConfig;
+namespace sl = floorsim::slurm;
+
+namespace {
+sl::Reservation resv(const std::string& name, double start, double dur) {
+  sl::Reservation r;
+  r.name = name;
+  r.start_s = start;
+  r.duration_s = dur;
+  r.request_classes = {"var"};
+  return r;
+}
+}  // namespace
+
+TEST_CASE("slurm §6: whole-node reservation: outsiders only if they miss the window", "[slurm][resv]") {
+  SlurmConfig c;
+  auto r = resv("var_window", 100, 100);
+  r.nodes = {"n001"};
+  r.accounts = {"risk"};
+  c.reservations = {r};
+  auto res = run(c, {{1, 0, 150, 150, 8}, {2, 0, 50, 50, 8, 0, "u1", "", "", "risk", "var"}, {3, 1, 100, 150, 8}}, 2);
+  CHECK(res->start(1) == 0);
+  CHECK(res->nodes(1) == std::vector<std::string>{"n002"});  // [0,150) overlaps the window: not n001
+  CHECK(res->start(2) == 100);                                 // waits for its window
+  CHECK(res->nodes(2) == std::vector<std::string>{"n001"});
+  CHECK(res->start(3) == 150);
+  CHECK(res->nodes(3) == std::vector<std::string>{"n002"});
+  // Idle reserved GPU-seconds: job 2 used the 8 GPUs for [100,150) of [100,200).
+  const auto& rv = res->report["reservations"]["var_window"];
+  CHECK(rv["idle_gpu_s"].get<double>() == 400);
+  CHECK(rv["idle_gpu_s_by_association"]["risk"].get<double>() == 400);
+  auto w = run(c, {{2, 0, 50, 50, 8, 0, "u1", "", "", "risk", "var"}}, 2, 8, 50);
+  CHECK(w->reason(2) == "Reservation");
+}
+
+TEST_CASE("slurm §6: DAILY reservation: outsiders wait for the window end, insiders for the next window", "[slurm][resv]") {
+  SlurmConfig c;
+  auto r = resv("var", 3600, 3600);
+  r.node_cnt = 1;
+  r.period = sl::Reservation::Period::Daily;
+  c.reservations = {r};
+  auto res = run(c, {{1, 0, 3000, 3000, 8}, {2, 1, 3000, 3000, 8}, {3, 10000, 3000, 3000, 8, 0, "u1", "", "", "", "var"}}, 1);
+  CHECK(res->start(1) == 0);     // [0,3000) misses [3600,7200)
+  CHECK(res->start(2) == 7200);  // [3000,6000) would overlap: waits for the window's end
+  CHECK(res->start(3) == 90000); // next occurrence: 86400 + 3600
+  // Idle: the whole first window, and [93000, 93600) of the second after job 3 ended (the run
+  // lasts until 93600, when the reservation's end was due).
+  CHECK(res->report["reservations"]["var"]["idle_gpu_s"].get<double>() == 8 * 3600 + 8 * 600);
+}
+
+TEST_CASE("slurm §6: an insider must fit the window in time unless FLEX", "[slurm][resv]") {
+  SlurmConfig c;
+  auto r = resv("w", 100, 100);
+  r.nodes = {"n001"};
+  c.reservations = {r};
+  auto res = run(c, {{1, 0, 50, 150, 8, 0, "u1", "", "", "", "var"}}, 1, 8, 1000);
+  CHECK(res->start(1) == -1);  // limit 150 > window 100: never (one-off)
+  CHECK(res->reason(1) == "Reservation");
+  c.reservations[0].flex = true;
+  auto f = run(c, {{1, 0, 50, 150, 8, 0, "u1", "", "", "", "var"}}, 1);
+  CHECK(f->start(1) == 0);  // FLEX: earlier start, later end
+}
+
+TEST_CASE("slurm §6: MAGNETIC attracts jobs allowed in that did not ask", "[slurm][resv]") {
+  SlurmConfig c;
+  auto r = resv("m", 0, 1000);
+  r.nodes = {"n002"};
+  r.users = {"u9"};
+  r.request_classes = {};
+  r.magnetic = true;
+  c.reservations = {r};
+  auto res = run(c, {{1, 0, 50, 50, 8, 0, "u9"}, {2, 0, 50, 50, 8, 0, "u1"}}, 2);
+  CHECK(res->nodes(1) == std::vector<std::string>{"n002"});
+  CHECK(res->nodes(2) == std::vector<std::string>{"n001"});
+}
+
+TEST_CASE("slurm §6: TRES=gres/gpu:N reserves only N GPUs", "[slurm][resv]") {
+  SlurmConfig c;
+  auto r = resv("g", 0, 1000);
+  r.gpus = 4;
+  c.reservations = {r};
+  auto res = run(c, {{1, 0, 50, 50, 8}, {2, 0, 50, 50, 4}, {3, 0, 50, 50, 4, 0, "u1", "", "", "", "var"}}, 1);
+  CHECK(res->start(1) == 1000);  // 8 GPUs: only 4 are outside the reservation until it ends
+  CHECK(res->planned(1) == "1000");
+  CHECK(res->start(2) == 0);     // behind the blocked job 1: backfilled (a cycle is due at 0)
+  CHECK(res->start(3) == 0);
+}
