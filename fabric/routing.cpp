@@ -131,6 +131,16 @@ bool route_one(const Topology& t, const FailureSet& f, const RoutingOptions& o, 
   std::array<uint32_t, kMaxLevels> ports{};
   if (o.mode == RoutingMode::DModK) {
     const auto pref = dmodk_ports(t, dst, L);
+    if (!o.adapt) {  // static: the healthy route or nothing
+      const size_t first = out.size();
+      path_links(t, src, dst, pref, out);
+      for (size_t i = first; i < out.size(); ++i)
+        if (f.dead(out[i])) {
+          out.resize(first);
+          return false;
+        }
+      return true;
+    }
     if (!dmodk_search(t, f, src, dst, 1, L, 0, ports, pref)) return false;
     path_links(t, src, dst, std::span<const uint32_t>(ports.data(), L), out);
     return true;
@@ -145,6 +155,7 @@ bool route_one(const Topology& t, const FailureSet& f, const RoutingOptions& o, 
     if (!f.link_dead.empty() && !hop_live(t, f, src, dst, lb, b, ports[lb])) live = false;
     b = next_b(t, lb, b, ports[lb]);
   }
+  if (!live && !o.adapt) return false;
   if (!live) {
     const auto paths = live_paths(t, f, src, dst);
     if (paths.empty()) return false;

@@ -21,6 +21,8 @@
 //   ecmp   re-hash over live paths: if the hashed path has a dead link, the flow takes live path
 //          number hash mod (live paths), in port-lexicographic order.
 //   split  split over live paths only.
+// With RoutingOptions::adapt = false (SimGrid's FAT_TREE behaviour, spec §2) dmodk and ecmp keep
+// their healthy-fabric path and a flow whose path has a dead link is disconnected.
 // Disconnected flows (a lost pod's hosts) are reported, not routed.
 #include <cstdint>
 #include <span>
@@ -51,6 +53,7 @@ struct Demand {
 struct RoutingOptions {
   RoutingMode mode = RoutingMode::DModK;
   uint64_t seed = 1;
+  bool adapt = true;  // false: no failover/re-hash; a flow over a dead link is disconnected
 };
 
 // Demands routed into the solver's flat problem. In split mode one demand becomes several

@@ -73,6 +73,9 @@ std::shared_ptr<const cfg::ObjectSpec> routing_spec() {
                   "dmodk = static D-mod-K (InfiniBand ftree), ecmp = per-flow hash, split = ideal split"),
       cfg::integer("seed", 1, "ECMP hash seed").at_least(0),
       cfg::boolean("compare", true, "also run every traffic profile under all three modes"),
+      cfg::boolean("adapt", true,
+                   "degraded fabric: dmodk fails over to the next live port, ecmp re-hashes over live paths; false = "
+                   "static routes, a flow over a dead link is disconnected (SimGrid FAT_TREE)"),
       cfg::integer("max_split_subflows", 4000000, "ideal split runs needing more sub-flows are skipped (and say so)")
           .at_least(1),
   };
@@ -353,6 +356,7 @@ FabricScenario parse_fabric_scenario(const json& doc, const std::string& file) {
   s.routing.seed = rj["seed"].get<uint64_t>();
   s.compare_routing = rj["compare"].get<bool>();
   s.max_split_subflows = rj["max_split_subflows"].get<uint64_t>();
+  s.routing.adapt = rj["adapt"].get<bool>();
 
   for (size_t i = 0; i < r["traffic"].size(); ++i) {
     const json& e = r["traffic"][i];
@@ -610,14 +614,18 @@ json run_signoff(const FabricScenario& s) {
   pack["traffic"] = traffic;
   pack["routing"] = {{"mode", routing_name(s.routing.mode)},
                      {"seed", s.routing.seed},
+                     {"adapt", s.routing.adapt},
                      {"modes_compared", [&] {
                         json a = json::array();
                         for (auto m : modes) a.push_back(routing_name(m));
                         return a;
                       }()},
                      {"failure_policy",
-                      "dmodk: next live port (D-mod-K, +1, ...) with backtracking; ecmp: re-hash over live paths; "
-                      "split: equal sub-flows over live paths; no live path = flow disconnected (reported)"}};
+                      s.routing.adapt
+                          ? "dmodk: next live port (D-mod-K, +1, ...) with backtracking; ecmp: re-hash over live paths; "
+                            "split: equal sub-flows over live paths; no live path = flow disconnected (reported)"
+                          : "static (adapt = false): dmodk and ecmp keep their healthy paths and a flow over a dead link "
+                            "is disconnected (reported); split uses live paths"}};
 
   // Issue 11: the slowest flow of full permutations under the three modes, several seeds
   // (one seed is an anecdote: D-mod-K and ECMP collisions depend on the pairing).

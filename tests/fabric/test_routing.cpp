@@ -238,3 +238,26 @@ TEST_CASE("permutation slowest flow by routing mode matches the oracle (spec §2
   CHECK(ec <= 5.0 + 1e-9);
   CHECK(median(RoutingMode::Split) == Approx(1.0));
 }
+
+TEST_CASE("static routing (adapt = false) disconnects flows over dead links", "[fabric][routing]") {
+  const auto t = tree(4);
+  FailureSet f;
+  fail_switch(t, f, 3, 2);  // the core D-mod-K picks for host0 -> host5
+  std::vector<uint32_t> links;
+  RoutingOptions stat{RoutingMode::DModK, 1, false};
+  CHECK_FALSE(route_one(t, f, stat, 0, 5, 0, links));
+  CHECK(links.empty());
+  CHECK(route_one(t, f, stat, 0, 7, 0, links));  // (7/2)%2 = 1: core L3:3, alive
+  RoutingOptions adapt{RoutingMode::DModK, 1, true};
+  links.clear();
+  CHECK(route_one(t, f, adapt, 0, 5, 0, links));
+  // ECMP static: some of many flows hash onto the dead core and are lost.
+  RoutingOptions estat{RoutingMode::Ecmp, 1, false};
+  int lost = 0;
+  for (uint64_t flow = 0; flow < 64; ++flow) {
+    links.clear();
+    lost += !route_one(t, f, estat, 0, 5, flow, links);
+  }
+  CHECK(lost > 0);
+  CHECK(lost < 64);
+}
