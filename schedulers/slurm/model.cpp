@@ -204,6 +204,7 @@ class SlurmModel final : public Scheduler {
   void charge(JobIdx j, const JobSpec& js, int sign);
   uint16_t limit_reason(const Snapshot& v, JobIdx j, SimTime limit) const;
   uint16_t static_reason(const Snapshot& v, JobIdx j) const;
+  bool denied(const Snapshot& v, JobIdx j, SimTime limit) const;
   SimTime begin_time(const Snapshot& v, JobIdx j) const {
     const JobRun& r = v.runs[j];
     SimTime b = r.eligible_s;
@@ -300,6 +301,7 @@ class SlurmModel final : public Scheduler {
   std::vector<int32_t> adj_sub_, adj_cap_, jfree_;
   bool adj_on_ = false;
   bool resv_blocked_ = false;
+  bool mins_blocked_ = false;  // a job waits on a GrpTRESMins limit: decay may free it
   SimTime resv_next_free_ = kNever;
   std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
   JobIdx cur_job_ = 0;  // earliest end of a reservation that kept the job out  // some job waited only because of a reservation in this pass
@@ -921,6 +923,26 @@ uint16_t SlurmModel::limit_reason(const Snapshot& v, JobIdx j, SimTime limit) co
   return kNone;
 }
 
+// DenyOnLimit (spec §4): a job that alone breaks a Max limit of a QOS with the flag (Grp limits
+// count as Max) is rejected. Only with AccountingStorageEnforce=limits.
+bool SlurmModel::denied(const Snapshot& v, JobIdx j, SimTime limit) const {
+  if (!cfg_.enforce_limits) return false;
+  const JobSpec& js = v.jobs[j];
+  const int64_t tr[kTres] = {js.gpus, jnodes_[j], js.cpus};
+  auto get = [](const Tres& x, int t) { return t == 0 ? x.gpu : t == 1 ? x.node : x.cpu; };
+  for (uint32_t q : {part_[jpart_[j]].qos, jqos_[j]}) {
+    if (q == kNoIdx || !qos_[q].q.flags.deny_on_limit) continue;
+    const Qos& Q = qos_[q].q;
+    for (int t = 0; t < kTres; ++t)
+      for (const Tres* x : {&Q.max_tres_per_job, &Q.max_tres_per_user, &Q.grp_tres}) {
+        const int64_t m = get(*x, t);
+        if (m >= 0 && tr[t] > m) return true;
+      }
+    if (Q.max_wall_s >= 0 && limit > Q.max_wall_s) return true;
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------- queue
 
 void SlurmModel::sort_queue(const Snapshot& v) {
@@ -1086,8 +1108,16 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       continue;
     }
     const SimTime limit = job_limit(j, js);
+    if (denied(v, j, limit)) {
+      out.preempt(j, floorsim::PreemptMode::Cancel, kNoJob);  // rejected as at submission
+      considered_[j] = 2;
+      continue;
+    }
     if (uint16_t r = limit_reason(v, j, limit)) {
       out.set_reason(j, r);
+      if ((r == kQOSGrpGRESMinutes || r == kQOSGrpNodeMinutes || r == kQOSGrpCpuMinutesLimit) &&
+          !qos_[jqos_[j]].q.flags.no_decay)
+        mins_blocked_ = true;
       // A limit blocks nothing unless assoc_limit_stop (spec §1).
       if (cfg_.sched.assoc_limit_stop) part_failed_[p] = 1;
       continue;
@@ -1341,6 +1371,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   local_.clear();
   count_running(v);
   resv_blocked_ = false;
+  mins_blocked_ = false;
   if (!resv_.empty()) resv_end_kills(v, out);
   if (v.pending.empty()) {
     resv_note_used();
@@ -1365,6 +1396,8 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     out.wake_at(next_main_s_);
     if (sp.backfill) out.wake_at(next_bf_s_);
   }
+  // Usage decays: a job held by GrpTRESMins may pass at the next usage calculation.
+  if (mins_blocked_ && cfg_.prio.decay_half_life_s > 0) out.wake_at(std::max(v.now + 1, last_calc_s_ + cfg_.prio.calc_period_s));
   // A job kept out only by a reservation may start at the window's next boundary.
   if (resv_blocked_)
     for (const auto& r : resv_) {

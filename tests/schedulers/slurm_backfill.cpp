@@ -118,3 +118,16 @@ TEST_CASE("slurm §2: jobs over a QOS limit are skipped with no reservation", "[
   CHECK(r->start(3) == 2);  // main loop: limit-blocked job 2 blocks nothing
   CHECK(r->start(2) == 214);
 }
+
+TEST_CASE("slurm §2: bf_max_job_user limits the jobs of one user a cycle tests", "[slurm][backfill]") {
+  // Job 3 (u1) and job 4 (u2) both could backfill on n002 at 30 (end before 180). With
+  // bf_max_job_user=1, u1's second job (3) is not tested, so job 4 gets the gap.
+  SlurmConfig c;
+  const std::vector<J> jobs = {{1, 0, 214, 214, 8}, {2, 1, 100, 100, 16}, {3, 2, 100, 100, 8}, {4, 3, 100, 100, 8, 0, "u2"}};
+  auto r = run(c, jobs, 2);
+  CHECK(r->start(3) == 30);
+  c.sched.bf_max_job_user = 1;
+  auto l = run(c, jobs, 2);
+  CHECK(l->start(4) == 30);
+  CHECK(l->start(3) > 30);
+}

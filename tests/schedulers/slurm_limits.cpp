@@ -133,3 +133,36 @@ TEST_CASE("slurm §4: account GrpTRES caps its users (AssocGrpGRES)", "[slurm][l
   CHECK(r->reason(2) == "AssocGrpGRES");
   CHECK(r->start(3) == 2);  // carol has an implicit association outside desk
 }
+
+TEST_CASE("slurm §4: DenyOnLimit rejects a job that alone breaks a Max limit", "[slurm][limits]") {
+  SlurmConfig c = limits_cfg();
+  auto q = qos("q");
+  q.max_wall_s = 60;
+  q.grp_tres.gpu = 8;  // Grp counts as Max
+  q.flags.deny_on_limit = true;
+  c.qos = {q};
+  auto r = run(c, {{1, 5, 10, 120, 1, 0, "u1", "q"}, {2, 5, 10, 60, 16, 2, "u1", "q"}, {3, 5, 10, 60, 8, 0, "u1", "q"}}, 2);
+  CHECK(r->run(1).state == floorsim::JobState::Cancelled);
+  CHECK(r->run(1).end_s == 5);
+  CHECK(r->run(2).state == floorsim::JobState::Cancelled);
+  CHECK(r->start(3) == 5);
+}
+
+TEST_CASE("slurm §4: GrpTRESMins counts decayed usage; NoDecay keeps it", "[slurm][limits]") {
+  SlurmConfig c = limits_cfg();
+  c.prio.calc_period_s = 10;
+  c.prio.decay_half_life_s = 100;
+  auto q = qos("q");
+  q.grp_tres_mins.gpu = 10;  // 600 GPU-seconds
+  c.qos = {q};
+  // Job 1 uses 8 GPUs for 100 s (800 GPU-s). Job 2 was allowed while usage < limit (no `safe`)
+  // but waited for the node; at 100 usage is over the limit until decay brings it under.
+  const std::vector<J> jobs = {{1, 0, 100, 100, 8, 0, "u1", "q"}, {2, 50, 10, 10, 8, 0, "u1", "q"}};
+  auto r = run(c, jobs, 1);
+  CHECK(r->start(2) > 100);
+  CHECK(r->start(2) < 200);
+  c.qos[0].flags.no_decay = true;
+  auto n = run(c, jobs, 1, 8, 5000);
+  CHECK(n->start(2) == -1);
+  CHECK(n->reason(2) == "QOSGrpGRESMinutes");
+}
