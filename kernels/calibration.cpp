@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/contention.hpp"  // cuda::device_available, device_name
 #include "kernels/var_mc.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"

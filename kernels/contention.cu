@@ -21,7 +21,11 @@
 #include "kernels/hd.hpp"
 #include "kernels/maxmin_core.hpp"
 
-#if !defined(__CUDACC__)
+#include <chrono>
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#else
 #include <omp.h>
 #endif
 
@@ -48,7 +52,10 @@ struct ContentionOp {
   double* remaining;
   double* rate_tmp;
   double* flow_cap;
+  uint32_t* spath;
+  uint8_t* scount;
   uint8_t* state;
+  uint32_t slot_paths;
   // outputs
   double* rate;
   double* completion;
@@ -83,6 +90,8 @@ struct ContentionOp {
     v.remaining = remaining + sf;
     v.state = state + sf;
     v.flow_cap = flow_cap + sf;
+    v.spath = spath + size_t(s) * slot_paths;
+    v.scount = scount + sf;
     for (uint32_t l = 0; l < v.links; ++l) v.unfrozen_n[l] = 0;  // maxmin_solve's precondition
 
     // Static problem: every flow present.
@@ -123,7 +132,16 @@ T* raw(thrust::device_vector<T>& v) { return thrust::raw_pointer_cast(v.data());
 
 }  // namespace
 
-ContentionResults batch_contention(const ContentionBatch& in) {
+ContentionResults batch_contention(const ContentionBatch& in, ContentionTiming* timing) {
+  using Clock = std::chrono::steady_clock;
+  auto t_mark = Clock::now();
+  auto lap = [&t_mark]() {
+    const auto now = Clock::now();
+    const double s = std::chrono::duration<double>(now - t_mark).count();
+    t_mark = now;
+    return s;
+  };
+  ContentionTiming tm;
   const size_t B = in.scenarios();
   ContentionResults out;
   out.tiers = in.tiers;
@@ -134,10 +152,11 @@ ContentionResults batch_contention(const ContentionBatch& in) {
   out.min_rate_bytes_per_s.resize(B);
   out.tier_utilisation.resize(B * in.tiers);
   if (B == 0) return out;
-  uint32_t max_links = 1, max_flows = 1;
+  uint32_t max_links = 1, max_flows = 1, max_paths = 1;
   for (size_t b = 0; b < B; ++b) {
     max_links = std::max(max_links, in.link_offsets[b + 1] - in.link_offsets[b]);
     max_flows = std::max(max_flows, in.flow_offsets[b + 1] - in.flow_offsets[b]);
+    max_paths = std::max(max_paths, in.flow_link_offsets[in.flow_offsets[b + 1]] - in.flow_link_offsets[in.flow_offsets[b]]);
   }
 
 #if defined(__CUDACC__)
@@ -150,14 +169,16 @@ ContentionResults batch_contention(const ContentionBatch& in) {
       d_slowest(B), d_min_rate(B), d_tier_util(B * in.tiers);
   thrust::device_vector<uint32_t> d_slowest_flow(B);
   const size_t slots = std::min<size_t>(B, size_t(1) << 18);
+  cudaDeviceSynchronize();
+  tm.upload_s = lap();
 #else
   const size_t slots = static_cast<size_t>(omp_get_max_threads());
 #endif
   thrust::device_vector<double> frozen(slots * max_links), share(slots * max_links),
       remaining(slots * max_flows), rate_tmp(slots * max_flows), flow_cap(slots * max_flows);
   thrust::device_vector<uint32_t> unfrozen_n(slots * max_links), link_list(slots * max_links),
-      flow_list(slots * max_flows);
-  thrust::device_vector<uint8_t> state(slots * max_flows);
+      flow_list(slots * max_flows), spath(slots * max_paths);
+  thrust::device_vector<uint8_t> state(slots * max_flows), scount(slots * max_flows);
 
   ContentionOp op;
 #if defined(__CUDACC__)
@@ -180,6 +201,7 @@ ContentionResults batch_contention(const ContentionBatch& in) {
   op.frozen = raw(frozen); op.share = raw(share); op.unfrozen_n = raw(unfrozen_n);
   op.link_list = raw(link_list); op.flow_list = raw(flow_list); op.remaining = raw(remaining);
   op.rate_tmp = raw(rate_tmp); op.flow_cap = raw(flow_cap); op.state = raw(state);
+  op.spath = raw(spath); op.scount = raw(scount); op.slot_paths = max_paths;
   op.tiers = in.tiers;
 
 #if defined(__CUDACC__)
@@ -197,13 +219,19 @@ ContentionResults batch_contention(const ContentionBatch& in) {
 #endif
 
 #if defined(__CUDACC__)
+  cudaDeviceSynchronize();
+  tm.kernel_s = lap();
   thrust::copy(d_rate.begin(), d_rate.end(), out.flow_rate_bytes_per_s.begin());
   thrust::copy(d_completion.begin(), d_completion.end(), out.flow_completion_s.begin());
   thrust::copy(d_slowest.begin(), d_slowest.end(), out.slowest_completion_s.begin());
   thrust::copy(d_slowest_flow.begin(), d_slowest_flow.end(), out.slowest_flow.begin());
   thrust::copy(d_min_rate.begin(), d_min_rate.end(), out.min_rate_bytes_per_s.begin());
   thrust::copy(d_tier_util.begin(), d_tier_util.end(), out.tier_utilisation.begin());
+  tm.download_s = lap();
+#else
+  tm.kernel_s = lap();
 #endif
+  if (timing) *timing = tm;
   return out;
 }
 

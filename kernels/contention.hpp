@@ -27,7 +27,7 @@ inline constexpr double kInf = std::numeric_limits<double>::infinity();
 // B scenarios in flat arrays (structure of arrays). Scenario b owns links
 // [link_offsets[b], link_offsets[b+1]) and flows [flow_offsets[b], flow_offsets[b+1]).
 // flow_links holds link indices LOCAL to the scenario (as in fabric::FlowSet), so a scenario's
-// block can be copied or reused as-is. Failed links: capacity 0 (flows over them get rate 0 and
+// block can be copied or reused as-is. A flow crosses at most 255 links. Failed links: capacity 0 (flows over them get rate 0 and
 // never finish: completion = +inf), or simply route around them when building the flow set.
 struct ContentionBatch {
   std::vector<uint32_t> link_offsets{0};       // B+1
@@ -75,9 +75,15 @@ ContentionBytes contention_bytes_per_scenario(const ContentionBatch& batch);
 // step over std::vectors, one scenario at a time. The batch kernels must equal it.
 ContentionResults contention_reference(const ContentionBatch& batch);
 
+// Where a batch's time went (for the benchmark): copies to and from the device (0 on OMP,
+// where the caller's arrays are used in place) and the solve itself.
+struct ContentionTiming {
+  double upload_s = 0, kernel_s = 0, download_s = 0;
+};
+
 namespace omp {
 // One scenario per OpenMP thread (Thrust OMP backend); thread count from omp_set_num_threads.
-ContentionResults batch_contention(const ContentionBatch& batch);
+ContentionResults batch_contention(const ContentionBatch& batch, ContentionTiming* timing = nullptr);
 }  // namespace omp
 
 #if defined(FLOORSIM_HAVE_CUDA)
@@ -85,7 +91,7 @@ namespace cuda {
 bool device_available();
 std::string device_name();
 double device_memory_bandwidth_bytes_per_s();  // theoretical peak, from the device attributes
-ContentionResults batch_contention(const ContentionBatch& batch);
+ContentionResults batch_contention(const ContentionBatch& batch, ContentionTiming* timing = nullptr);
 }  // namespace cuda
 #endif
 

@@ -21,6 +21,9 @@ void ContentionBatch::add(const fabric::FlowSet& fs) {
   for (size_t f = 0; f < F; ++f)
     if (fs.flow_offsets[f] > fs.flow_offsets[f + 1])
       throw std::invalid_argument("flow set: flow_offsets not monotone at flow " + std::to_string(f));
+  for (size_t f = 0; f < F; ++f)
+    if (fs.flow_offsets[f + 1] - fs.flow_offsets[f] > 255)
+      throw std::invalid_argument("flow set: flow " + std::to_string(f) + " crosses more than 255 links");
   for (uint32_t l : fs.flow_links)
     if (l >= L) throw std::invalid_argument("flow set: link index " + std::to_string(l) + " out of range");
   for (double c : fs.link_capacity_bytes_per_s)
@@ -48,7 +51,7 @@ ContentionBytes contention_bytes_per_scenario(const ContentionBatch& b) {
   const double L = b.total_links() / B, F = b.total_flows() / B, P = b.flow_links.size() / B;
   r.input_bytes = L * (8 + 4) + F * (4 + 8 + 8) + P * 4 + 2 * 4;
   r.output_bytes = F * (8 + 8) + 8 + 4 + 8 + b.tiers * 8;
-  r.scratch_bytes = L * (8 + 8 + 4 + 4) + F * (4 + 8 + 8 + 8 + 1);
+  r.scratch_bytes = L * (8 + 8 + 4 + 4) + F * (4 + 8 + 8 + 8 + 1 + 1) + P * 4;
   return r;
 }
 

@@ -27,6 +27,8 @@ struct ScenarioView {
   double* remaining;        // [flows] bytes left
   uint8_t* state;           // [flows] 0 waiting, 1 active, 2 done
   double* flow_cap;         // [flows] min capacity of the flow's single-flow links
+  uint32_t* spath;          // [path entries] per flow, its shared links (at off[f] - off[0])
+  uint8_t* scount;          // [flows] number of shared links of the flow
 };
 
 // Max-min rates of the flows with state[f] == want, progressive filling by closed steps
@@ -37,7 +39,7 @@ struct ScenarioView {
 //  - only links touched by the selected flows are visited (no O(all links) reset per solve);
 //  - a link crossed by exactly one selected flow has share c_l for as long as that flow is
 //    unfrozen, so it is folded into the flow's own cap (flow_cap[f] = min such c_l) and left
-//    out of the per-round link scan.
+//    out of the per-round scans (each flow keeps a compact list of its shared links).
 // Precondition: unfrozen_n[l] == 0 for every link (true on exit, since every flow freezes).
 FLOORSIM_HD inline void maxmin_solve(const ScenarioView& v, uint8_t want, double* rate) {
   uint32_t nf = 0, nt = 0;
@@ -50,21 +52,30 @@ FLOORSIM_HD inline void maxmin_solve(const ScenarioView& v, uint8_t want, double
       if (v.unfrozen_n[l]++ == 0) { v.link_list[nt++] = l; v.frozen[l] = 0.0; }
     }
   }
-  // Fold single-flow links into the flows' caps; keep the shared ones in link_list.
+  // Fold single-flow links into the flows' caps (and release them: unfrozen_n back to 0);
+  // keep each flow's shared links in spath and the shared links in link_list.
+  const uint32_t base = v.off[0];
   for (uint32_t i = 0; i < nf; ++i) {
     const uint32_t f = v.flow_list[i];
     double cap = kInf;
+    uint32_t* sp = v.spath + (v.off[f] - base);
+    uint8_t n = 0;
     for (uint32_t k = v.off[f]; k < v.off[f + 1]; ++k) {
       const uint32_t l = v.path[k];
-      if (v.unfrozen_n[l] == 1 && v.cap[l] < cap) cap = v.cap[l];
+      if (v.unfrozen_n[l] == 1) {
+        if (v.cap[l] < cap) cap = v.cap[l];
+      } else {
+        sp[n++] = l;
+      }
     }
     v.flow_cap[f] = cap;
+    v.scount[f] = n;
   }
   uint32_t nl = 0;
   for (uint32_t i = 0; i < nt; ++i) {
     const uint32_t l = v.link_list[i];
     if (v.unfrozen_n[l] > 1) v.link_list[nl++] = l;
-    else v.share[l] = kInf;  // never attains through the link scan: flow_cap stands in
+    else v.unfrozen_n[l] = 0;  // single-flow link: its flow's cap stands in for it
   }
   while (nf > 0) {
     double m = kInf;
@@ -84,13 +95,15 @@ FLOORSIM_HD inline void maxmin_solve(const ScenarioView& v, uint8_t want, double
     uint32_t keep = 0;
     for (uint32_t i = 0; i < nf; ++i) {
       const uint32_t f = v.flow_list[i];
+      const uint32_t* sp = v.spath + (v.off[f] - base);
+      const uint32_t n = v.scount[f];
       bool hit = v.flow_cap[f] <= thr;
-      for (uint32_t k = v.off[f]; !hit && k < v.off[f + 1]; ++k) hit = v.share[v.path[k]] <= thr;
+      for (uint32_t k = 0; !hit && k < n; ++k) hit = v.share[sp[k]] <= thr;
       if (!hit) { v.flow_list[keep++] = f; continue; }
       rate[f] = m;
-      for (uint32_t k = v.off[f]; k < v.off[f + 1]; ++k) {
-        v.frozen[v.path[k]] += m;
-        --v.unfrozen_n[v.path[k]];
+      for (uint32_t k = 0; k < n; ++k) {
+        v.frozen[sp[k]] += m;
+        --v.unfrozen_n[sp[k]];
       }
     }
     nf = keep;
