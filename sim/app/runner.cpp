@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "schedulers/idle_pool/idle_pool.hpp"
 #include "schedulers/registry.hpp"
 #include "sim/core/io.hpp"
 
@@ -34,6 +35,15 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   const SchedulerEntry* entry = find_scheduler(sc.resolved["scheduler"]["type"]);
   SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
   std::unique_ptr<Scheduler> sched = entry->make(sc.resolved["scheduler"], ctx);
+  if (const json& ip = sc.resolved["idle_pool"]; !ip.is_null()) {  // issue 7: composable with any model
+    idle_pool::Params p;
+    p.mode = ip["mode"] == "on_demand" ? idle_pool::Mode::OnDemand : idle_pool::Mode::Hold;
+    p.nodes = ip["nodes"];
+    p.interval_s = ip["interval_s"];
+    p.for_class = sc.workload.strings.find(ip["for_class"].get<std::string>());
+    p.preempt_exempt_s = ip["preempt_exempt_s"];
+    sched = idle_pool::wrap(std::move(sched), p);
+  }
   EngineConfig ec = sc.engine;
   ec.check_invariants = ec.check_invariants || opts.check_invariants;
   Engine engine(sc.workload, sc.cluster, *sched, ec, sc.floors);

@@ -9,6 +9,7 @@
 #include "schedulers/registry.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
+#include "traces/synthetic.hpp"
 #include "traces/trace.hpp"
 
 namespace floorsim::app {
@@ -110,11 +111,109 @@ std::shared_ptr<const ObjectSpec> output_spec() {
               boolean("jobs_csv", true, "write jobs.csv")});
 }
 
+std::shared_ptr<const ObjectSpec> rate_piece_spec() {
+  return obj("rate_piece", "a window where a stream's rate is multiplied (quiet windows < 1, pile-ups > 1)",
+             {number("from_s", nullptr, "window start").at_least(0).in_unit("s").must(),
+              number("to_s", nullptr, "window end").at_least(0).in_unit("s").must(),
+              number("multiplier", nullptr, "rate multiplier in the window").at_least(0).must()});
+}
+
+// A synthetic class generator (traces/synthetic.hpp); fields that a kind does not use are ignored.
+std::shared_ptr<const ObjectSpec> generator_spec() {
+  auto s = obj("generator", "one synthetic workload class",
+               {string("name", nullptr, "class name (also the default user and account)").must(),
+                choice("kind", {"deadline_batch", "stream", "gang", "burst"}, nullptr,
+                       "deadline_batch: core shards then the stress grid; stream: Poisson requests; gang: multi-node jobs; burst: a pile of jobs").must(),
+                string("user", "", "user (empty = the class name)"),
+                string("account", "", "account (empty = the class name)"),
+                string("qos", "", "QOS or queue"),
+                string("partition", "", "partition"),
+                integer("priority", 0, "job priority hint (core shards get one more)"),
+                boolean("preemptible", false, "jobs may be preempted"),
+                boolean("requeueable", true, "requeued (not killed) on preemption or node failure"),
+                number("checkpoint_interval_s", 0.0, "checkpoint interval (0 = none)").at_least(0).in_unit("s"),
+                number("start_s", 0.0, "first submission (stream: start of the arrival window)").at_least(0).in_unit("s"),
+                number("end_s", nullptr, "stream: end of the arrival window").at_least(0).in_unit("s").or_null(),
+                number("spread_s", 0.0, "gang/burst: submissions spread uniformly over this").at_least(0).in_unit("s"),
+                number("grid_after_s", 0.0, "deadline_batch: grid shards are submitted this long after the core").at_least(0).in_unit("s"),
+                number("deadline_s", nullptr, "absolute deadline of every job (null = none)").at_least(0).in_unit("s").or_null(),
+                integer("jobs", 0, "grid shards (deadline_batch) or jobs (gang, burst), before the load multiplier").at_least(0).at_most(10000000),
+                integer("core_jobs", 0, "deadline_batch: core-scenario shards, run first").at_least(0).at_most(10000000),
+                integer("gpus", 1, "GPUs per job").at_least(1).in_unit("gpus"),
+                integer("nodes", 0, "exact node count per job (0 = any)").at_least(0),
+                number("runtime_s", 60.0, "mean runtime").at_least(1).in_unit("s"),
+                number("runtime_jitter", 0.0, "runtime uniform in runtime_s x [1 - j, 1 + j]").at_least(0).at_most(0.99),
+                number("time_limit_factor", 1.5, "requested time limit = runtime x this").at_least(1).at_most(1000),
+                number("rate_per_s", 0.0, "stream: base arrival rate (before the multiplier)").at_least(0).in_unit("1/s"),
+                array_of("profile", rate_piece_spec(), "stream: rate multipliers by window (first match wins)")});
+  s->check = [](const json& r, const std::string& ptr, const std::string& file) {
+    if (r["kind"] == "stream" && (r["end_s"].is_null() || r["end_s"].get<double>() <= r["start_s"].get<double>()))
+      fail(file, child(ptr, "end_s"), "a stream needs end_s after start_s; expected a number > start_s");
+  };
+  return s;
+}
+
+std::shared_ptr<const ObjectSpec> synthetic_spec() {
+  return obj("synthetic", "synthetic quant workload classes, generated deterministically from the scenario seed",
+             {number("load_multiplier", 1.0, "scales every class's job count and stream rate (rehearse --growth searches it)").at_least(0).at_most(1000),
+              array_of("classes", generator_spec(), "class generators, in order").must()});
+}
+
+std::shared_ptr<const ObjectSpec> failure_model_spec() {
+  return obj("failure_model", "random node failures from an MTBF (seeded)",
+             {number("mtbf_s", nullptr, "mean time between failures of one node").at_least(1).in_unit("s").must(),
+              number("repair_s", 3600.0, "time until a failed node recovers").at_least(0).in_unit("s"),
+              number("from_s", 0.0, "failures may happen from").at_least(0).in_unit("s"),
+              number("to_s", nullptr, "until").at_least(0).in_unit("s").must()});
+}
+
+std::shared_ptr<const ObjectSpec> capacity_block_spec() {
+  auto s = obj("capacity_block", "cloud capacity booked ahead: extra nodes available only in a window",
+               {string("prefix", nullptr, "node name prefix of the block").must(),
+                integer("nodes", nullptr, "nodes in the block").at_least(1).at_most(100000).must(),
+                integer("gpus_per_node", 8, "GPUs per node").at_least(1).at_most(4096).in_unit("gpus"),
+                number("from_s", nullptr, "the block becomes available").at_least(0).in_unit("s").must(),
+                number("to_s", nullptr, "the block goes away (jobs on it are requeued)").at_least(0).in_unit("s").must()});
+  s->check = [](const json& r, const std::string& ptr, const std::string& file) {
+    if (r["to_s"].get<double>() <= r["from_s"].get<double>())
+      fail(file, child(ptr, "to_s"), "the window ends before it starts; expected to_s > from_s");
+  };
+  return s;
+}
+
+std::shared_ptr<const ObjectSpec> idle_pool_spec() {
+  return obj("idle_pool", "the held-back idle pool controller, wrapped around the scheduler model",
+             {choice("mode", {"hold", "on_demand"}, "hold",
+                     "hold: keep `nodes` idle on a cron tick; on_demand: preempt LIFO when an interactive job arrives (comparison)"),
+              integer("nodes", nullptr, "whole nodes kept idle for the interactive class").at_least(0).must(),
+              number("interval_s", 60.0, "controller tick").at_least(1).in_unit("s"),
+              string("for_class", "intraday", "the interactive class"),
+              number("preempt_exempt_s", 0.0, "minimum run time before a job may be requeued (PreemptExemptTime)").at_least(0).in_unit("s")});
+}
+
+std::shared_ptr<const ObjectSpec> rehearse_spec() {
+  return obj("rehearse", "targets of `floorsim rehearse` (ignored by `run`)",
+             {array_of("deadline_classes", Type::String, "classes that must finish with margin (empty = every class with deadlines)"),
+              number("min_margin_s", 1800.0, "required margin before each deadline").in_unit("s"),
+              string("interactive_class", "intraday", "the latency-sensitive class"),
+              number("p99_wait_target_s", 120.0, "its p99 wait must not exceed this").at_least(0).in_unit("s"),
+              string("burst_class", "backtest", "the preemptible burst class"),
+              integer("max_cascade_preemptions", 0, "preemptions caused by preempted jobs allowed").at_least(0),
+              boolean("inject_failure", true, "fail one node part-way through when the scenario lists no failures"),
+              number("failure_at_s", nullptr, "when (null = midway between the first submission and the last deadline)").at_least(0).in_unit("s").or_null(),
+              string("failure_node", "", "which node (empty = the first node)"),
+              number("failure_duration_s", 7200.0, "until it recovers").at_least(0).in_unit("s"),
+              number("growth_max", 8.0, "--growth searches load multipliers up to this").at_least(1).at_most(1000),
+              number("growth_tolerance", 0.02, "--growth stops when the bracket is this narrow (multiplier units)").at_least(1e-4).at_most(1)});
+}
+
 std::shared_ptr<const ObjectSpec> workload_spec() {
   auto s = obj("workload", "the jobs: a trace, inline jobs, or both",
                {object("trace", trace_spec(), "trace to replay"),
-                array_of("jobs", job_spec(), "jobs given inline")});
+                array_of("jobs", job_spec(), "jobs given inline"),
+                object("synthetic", synthetic_spec(), "synthetic quant classes (null = none)")});
   s->fields[0].nullable = true;
+  s->fields[2].nullable = true;
   return s;
 }
 
@@ -132,7 +231,13 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 any("scheduler", "the scheduler model: {\"type\": one of the models, ...its parameters}"),
                 object("engine", engine_spec(), "engine settings"),
                 array_of("failures", failure_spec(), "node failures"),
-                object("output", output_spec(), "output files")});
+                object("output", output_spec(), "output files"),
+                object("failure_model", failure_model_spec(), "random node failures (null = none)"),
+                array_of("capacity_blocks", capacity_block_spec(), "capacity booked ahead for a window"),
+                object("idle_pool", idle_pool_spec(), "held-back idle pool around the scheduler (null = none)"),
+                object("rehearse", rehearse_spec(), "targets of floorsim rehearse")});
+  s->fields[11].nullable = true;
+  s->fields[13].nullable = true;
   s->fields[7].def = json{{"type", "easy_backfill"}};
   return s;
 }
@@ -218,6 +323,22 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   r["scheduler"] = resolve(sb, *entry->params(), "/scheduler", file);
   sc.seed = r["seed"].get<uint64_t>();
   sc.cluster = build_cluster(r["cluster"]);
+  sc.base_nodes = sc.cluster.nodes();
+  // Capacity blocks: extra nodes (one leaf each), down outside their window (node events below).
+  const json& blocks = r.contains("capacity_blocks") ? r["capacity_blocks"] : json::array();
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const json& b = blocks[i];
+    ClusterConfig part = uniform_cluster(b["prefix"], b["nodes"].get<size_t>(), b["gpus_per_node"].get<int32_t>(), 0);
+    const auto leaf = static_cast<uint32_t>(sc.cluster.leaf_names.size());
+    for (size_t n = 0; n < part.nodes(); ++n) {
+      if (std::find(sc.cluster.node_names.begin(), sc.cluster.node_names.end(), part.node_names[n]) != sc.cluster.node_names.end())
+        fail(file, child(child("/capacity_blocks", i), "prefix"), fmt::format("node name \"{}\" is already in the cluster; expected a new prefix", part.node_names[n]));
+      sc.cluster.node_names.push_back(part.node_names[n]);
+      sc.cluster.node_gpus.push_back(part.node_gpus[n]);
+      sc.cluster.node_leaf.push_back(leaf);
+    }
+    sc.cluster.leaf_names.push_back(b["prefix"].get<std::string>() + "-block");
+  }
   const int64_t total_gpus = sc.cluster.total_gpus();
   const int32_t max_node = sc.cluster.max_node_gpus();
 
@@ -265,6 +386,49 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     js.preemptible = j["preemptible"];
     js.requeueable = j["requeueable"];
     w.jobs.push_back(js);
+  }
+  if (wl.contains("synthetic") && !wl["synthetic"].is_null()) {
+    const json& syn = wl["synthetic"];
+    traces::SyntheticSpec spec;
+    spec.load_multiplier = syn["load_multiplier"];
+    spec.seed = sc.seed;
+    for (const auto& g : syn["classes"]) {
+      traces::ClassGen c;
+      c.name = g["name"];
+      const std::string kind = g["kind"];
+      c.kind = kind == "deadline_batch" ? traces::GenKind::DeadlineBatch : kind == "stream" ? traces::GenKind::Stream
+             : kind == "gang" ? traces::GenKind::Gang : traces::GenKind::Burst;
+      c.user = g["user"];
+      c.account = g["account"];
+      c.qos = g["qos"];
+      c.partition = g["partition"];
+      c.priority = g["priority"];
+      c.preemptible = g["preemptible"];
+      c.requeueable = g["requeueable"];
+      c.checkpoint_interval_s = g["checkpoint_interval_s"];
+      c.start_s = g["start_s"];
+      c.end_s = g["end_s"].is_null() ? c.start_s : g["end_s"].get<double>();
+      c.spread_s = g["spread_s"];
+      c.grid_after_s = g["grid_after_s"];
+      c.deadline_s = g["deadline_s"].is_null() ? kNever : g["deadline_s"].get<double>();
+      c.jobs = g["jobs"];
+      c.core_jobs = g["core_jobs"];
+      c.gpus = g["gpus"];
+      c.nodes = g["nodes"];
+      c.runtime_s = g["runtime_s"];
+      c.runtime_jitter = g["runtime_jitter"];
+      c.time_limit_factor = g["time_limit_factor"];
+      c.rate_per_s = g["rate_per_s"];
+      if (g.contains("profile"))
+        for (const auto& p : g["profile"]) c.profile.push_back({p["from_s"], p["to_s"], p["multiplier"]});
+      spec.classes.push_back(std::move(c));
+    }
+    int64_t first_id = 1;
+    for (const auto& j : w.jobs) first_id = std::max(first_id, j.id + 1);
+    json gen = json::array();
+    for (const auto& g : traces::generate(spec, first_id, w))
+      gen.push_back({{"class", g.name}, {"jobs", g.jobs}, {"gpu_s", g.gpu_s}});
+    report["synthetic"] = {{"load_multiplier", spec.load_multiplier}, {"classes", gen}};
   }
   std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
     return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
@@ -345,6 +509,36 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     const double at = fl[i]["at_s"];
     sc.node_events.push_back({at, n, false});
     if (!fl[i]["duration_s"].is_null()) sc.node_events.push_back({at + fl[i]["duration_s"].get<double>(), n, true});
+  }
+  // Capacity blocks: down from the start until their window opens, down again when it closes.
+  for (size_t i = 0, node = sc.base_nodes; i < blocks.size(); ++i) {
+    const double from = blocks[i]["from_s"], to = blocks[i]["to_s"];
+    for (int64_t k = 0; k < blocks[i]["nodes"].get<int64_t>(); ++k, ++node) {
+      const auto n = static_cast<NodeIdx>(node);
+      if (from > 0) {
+        sc.node_events.push_back({0, n, false});
+        sc.node_events.push_back({from, n, true});
+      }
+      sc.node_events.push_back({to, n, false});
+    }
+  }
+  // Random failures: per node, exponential gaps (mean mtbf_s) from its own random stream.
+  if (r.contains("failure_model") && !r["failure_model"].is_null()) {
+    const json& fm = r["failure_model"];
+    const double mtbf = fm["mtbf_s"], repair = fm["repair_s"], from = fm["from_s"], to = fm["to_s"];
+    std::vector<NodeEvent> ev;
+    for (size_t n = 0; n < sc.base_nodes; ++n) {
+      traces::Rng rng(sc.seed, 1000003 + n);
+      for (double t = from + rng.exponential() * mtbf; t < to; t += repair + rng.exponential() * mtbf) {
+        ev.push_back({t, static_cast<NodeIdx>(n), false});
+        ev.push_back({t + repair, static_cast<NodeIdx>(n), true});
+      }
+    }
+    std::stable_sort(ev.begin(), ev.end(), [](const NodeEvent& a, const NodeEvent& b) {
+      return a.at_s != b.at_s ? a.at_s < b.at_s : a.node < b.node;
+    });
+    report["random_failures"] = ev.size() / 2;
+    sc.node_events.insert(sc.node_events.end(), ev.begin(), ev.end());
   }
   sc.workload_report = report;
   sc.resolved = std::move(r);

@@ -33,6 +33,7 @@ struct Scenario {
   std::vector<int32_t> floors;  // by class StrId
   std::vector<StrId> classes;   // declared + seen classes, in output order
   std::vector<NodeEvent> node_events;
+  size_t base_nodes = 0;      // nodes of "cluster"; capacity blocks follow them
   json workload_report;       // trace reader report and adjustments
   uint64_t seed = 1;
 };

@@ -10,6 +10,8 @@ int verb_schema(const Args& args);    // sim/cli/verb_run.cpp
 int verb_trace(const Args& args);     // sim/cli/verb_trace.cpp
 int verb_calibrate(const Args& args);  // sim/cli/verb_calibrate.cpp
 int verb_fabric(const Args& args);     // sim/cli/verb_fabric.cpp
+int verb_rehearse(const Args& args);   // sim/cli/verb_rehearse.cpp
+int verb_size(const Args& args);       // sim/cli/verb_size.cpp
 
 struct Verb {
   const char* name;
@@ -24,6 +26,8 @@ inline const Verb kVerbs[] = {
     {"trace", "read a trace (swf, helios, philly, pai, sacct, csv): stats, or convert to swf/csv", verb_trace},
     {"calibrate", "measure the Monte Carlo VaR kernel on this device; write paths/s to a JSON", verb_calibrate},
     {"fabric", "fat-tree sign-off pack: routing, max-min contention, degraded cases (signoff.md/.json)", verb_fabric},
+    {"rehearse", "replay a quant night at peak with a node failure; verdict per criterion and layer to fix (--growth)", verb_rehearse},
+    {"size", "entitlement sizing: peak demand per class, proposed floors (deadline floors fit the cluster), 80% warnings", verb_size},
 };
 
 }  // namespace floorsim::cli

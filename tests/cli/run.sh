@@ -63,6 +63,8 @@ set +e
 set -e
 [ "$rc" -eq 2 ] || fail "unknown flag: exit $rc"
 "$FS" run --help | grep -q -- '--out' || fail "run --help"
-"$FS" schema | grep -q '"oneOf"' || fail "schema"
-"$FS" schema --format table | grep -q 'gpus_per_node (integer, default 8, unit gpus)' || fail "schema table"
+"$FS" schema > "$T/schema.json"  # to a file: grep -q closing a pipe early would SIGPIPE the writer
+grep -q '"oneOf"' "$T/schema.json" || fail "schema"
+"$FS" schema --format table > "$T/schema.txt"
+grep -q 'gpus_per_node (integer, default 8, unit gpus)' "$T/schema.txt" || fail "schema table"
 echo "run.sh: all checks passed"

@@ -1,0 +1,34 @@
+#pragma once
+// The held-back idle pool (issue 7): a controller composed around ANY scheduler model.
+//
+// mode "hold": every interval_s (a cron-like controller tick, through Decisions::wake_at) it
+//   makes sure `nodes` whole nodes are idle by requeueing preemptible jobs last-in first-out
+//   (latest started first; jobs that have run less than preempt_exempt_s are exempt, like Slurm's
+//   PreemptExemptTime). Between ticks the inner model sees those idle nodes as busy (its snapshot's
+//   free GPUs hide them), which is how the controller's per-user cap adjustment is modelled: the
+//   requeued batch jobs cannot take the held nodes back. Jobs of the interactive class the inner
+//   model did not start are placed first-fit on any free GPUs, the pool included.
+// mode "on_demand": scheduler-driven preemption for comparison: nothing is held; when an
+//   interactive job does not fit, preemptible jobs are requeued LIFO at once to make room (the
+//   interactive job is the preemptor, so cascades are counted by the engine).
+// Controller preemptions are made with by = none (the controller), so they never count as
+// cascading preemptions.
+#include <memory>
+
+#include "sim/core/scheduler_api.hpp"
+
+namespace floorsim::idle_pool {
+
+enum class Mode : uint8_t { Hold, OnDemand };
+
+struct Params {
+  Mode mode = Mode::Hold;
+  int32_t nodes = 0;             // whole nodes kept idle (hold)
+  SimTime interval_s = 60;       // controller tick (hold)
+  StrId for_class = 0;           // the interactive class
+  SimTime preempt_exempt_s = 0;  // minimum run time before a job may be requeued
+};
+
+std::unique_ptr<Scheduler> wrap(std::unique_ptr<Scheduler> inner, Params p);
+
+}  // namespace floorsim::idle_pool

@@ -1,0 +1,73 @@
+// floorsim rehearse [SCENARIO]: the night rehearsal (issue 7). Exit 0 when every criterion
+// holds, 1 when one fails, 2 on bad input.
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "sim/app/rehearse.hpp"
+#include "sim/cli/verbs.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::cli {
+
+int verb_rehearse(const Args& args) {
+  po::options_description opts;
+  std::string scenario, out;
+  bool growth = false, quiet = false, print_default = false;
+  opts.add_options()("scenario", po::value(&scenario)->default_value(""), "scenario JSON file (empty = the built-in quant night)")
+      ("out,o", po::value(&out)->default_value("out"), "output directory: run's four files plus verdict.json (replaced atomically)")
+      ("growth", po::bool_switch(&growth)->default_value(false),
+       "also search (bisection on workload.synthetic.load_multiplier) the largest growth at which every criterion holds")
+      ("print-default", po::bool_switch(&print_default)->default_value(false), "print the built-in quant night scenario and exit")
+      ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print nothing; only the exit code");
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse(args, "rehearse", "[SCENARIO.json] [--out DIR] [--growth]", opts, pos, vm)) return kExitOk;
+  if (print_default) {
+    std::cout << app::dump(app::default_night());
+    return kExitOk;
+  }
+  app::json doc;
+  std::string file = "<built-in quant night>", base = ".";
+  if (scenario.empty()) {
+    doc = app::default_night();
+  } else {
+    file = scenario;
+    doc = app::parse_json_text(io::read_file(scenario), scenario);
+    base = std::filesystem::path(scenario).parent_path().string();
+    if (base.empty()) base = ".";
+  }
+  const app::Scenario sc = app::load_rehearsal(doc, file, base);
+  const app::RunResult r = app::run_scenario(sc);
+  const app::Verdict v = app::judge(sc, r.metrics);
+  app::json vj = app::to_json(v);
+  app::Growth g;
+  if (growth) {
+    g = app::search_growth(doc, file, base);
+    vj["growth"] = app::to_json(g);
+  }
+  app::write_rehearsal_outputs(sc, r, vj, out);
+  if (!quiet) {
+    std::cout << fmt::format("rehearsal {} under {}{}: {} jobs, {} node failure events\n", r.metrics["scenario"].get<std::string>(),
+                             r.metrics["scheduler"].get<std::string>(), sc.resolved["idle_pool"].is_null() ? "" : " + idle_pool",
+                             r.metrics["jobs"].get<size_t>(), sc.node_events.size());
+    std::cout << app::verdict_table(v);
+    if (growth) {
+      if (g.max_ok <= 0)
+        std::cout << fmt::format("growth headroom: none (a criterion fails at the current load: {} -> {})\n", g.first_fail_criterion,
+                                 g.first_fail_layer);
+      else if (!std::isfinite(g.first_fail))
+        std::cout << fmt::format("growth headroom: at least x{:.2f} (every criterion holds up to growth_max; {} runs)\n", g.max_ok, g.runs);
+      else
+        std::cout << fmt::format("growth headroom: x{:.2f} (+{:.0f}% load; at x{:.2f} first fails: {} -> layer {}; tolerance {}, {} runs)\n",
+                                 g.max_ok, (g.max_ok - 1) * 100, g.first_fail, g.first_fail_criterion, g.first_fail_layer, g.tolerance, g.runs);
+    }
+    std::cout << "wrote " << out << "/{metrics.json,jobs.csv,timeline.csv,scenario.resolved.json,verdict.json}\n";
+  }
+  return v.pass() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace floorsim::cli

@@ -1,0 +1,50 @@
+// floorsim size INPUT: entitlement sizing from a scenario (run in memory) or a run directory
+// (scenario.resolved.json + timeline.csv written by `run` or `rehearse`). Exit 0; 2 on bad input.
+#include <filesystem>
+#include <iostream>
+
+#include "sim/app/runner.hpp"
+#include "sim/app/size.hpp"
+#include "sim/cli/verbs.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::cli {
+
+int verb_size(const Args& args) {
+  namespace fs = std::filesystem;
+  po::options_description opts;
+  std::string input, json_out;
+  opts.add_options()("input", po::value(&input)->required(), "scenario JSON (run first) or a run output directory")
+      ("json", po::value(&json_out)->default_value(""), "also write the sizing as JSON to this file (empty = none)");
+  po::positional_options_description pos;
+  pos.add("input", 1);
+  po::variables_map vm;
+  if (!parse(args, "size", "SCENARIO.json|RUN_DIR [--json FILE]", opts, pos, vm)) return kExitOk;
+  app::Scenario sc;
+  std::string timeline, tfile;
+  SimTime end_s = 0;
+  if (fs::is_directory(input)) {
+    const std::string resolved = (fs::path(input) / "scenario.resolved.json").string();
+    tfile = (fs::path(input) / "timeline.csv").string();
+    sc = app::load_scenario(app::parse_json_text(io::read_file(resolved), resolved), resolved, ".");
+    timeline = io::read_file(tfile);
+    const std::string metrics = (fs::path(input) / "metrics.json").string();
+    const auto m = app::parse_json_text(io::read_file(metrics), metrics);
+    end_s = sc.workload.jobs.empty() ? 0 : sc.workload.jobs.front().submit_s + m.value("makespan_s", 0.0);
+  } else {
+    sc = app::load_scenario_file(input);
+    sc.engine.keep_timeline = true;
+    sc.resolved["output"]["timeline"] = true;
+    const auto r = app::run_scenario(sc);
+    timeline = r.timeline_csv;
+    tfile = input + " (timeline)";
+    end_s = sc.workload.jobs.empty() ? 0 : sc.workload.jobs.front().submit_s + r.metrics["makespan_s"].get<double>();
+  }
+  const auto s = app::size_floors(sc, app::parse_timeline(timeline, tfile), end_s);
+  std::cout << app::sizing_table(s);
+  if (!json_out.empty()) io::write_file_atomic(json_out, app::dump(app::to_json(s)));
+  return kExitOk;
+}
+
+}  // namespace floorsim::cli
