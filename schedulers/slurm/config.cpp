@@ -501,7 +501,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
   std::string parent = "root";
   bool have_root = false;
   for (const auto& a : cfg.accounts) have_root |= a.name == "root";
-  if (!have_root) cfg.accounts.push_back(Account{.name = "root"});
+  if (!have_root) cfg.accounts.push_back(root_account());
   std::vector<std::string> ignored;
   while (std::getline(in, raw)) {
     ++ln;

@@ -61,6 +61,12 @@ struct Account {
   double max_wall_s = kUnset;
 };
 
+inline Account root_account() {
+  Account a;
+  a.name = "root";
+  return a;
+}
+
 struct User {
   std::string name;
   std::string account;

@@ -153,6 +153,7 @@ class SlurmModel final : public Scheduler {
 
   void on_job_event(const JobEvent& ev, const Snapshot& v) override {
     const JobIdx j = ev.job;
+    ++events_;
     switch (ev.kind) {
       case JobEvent::Kind::Started:
         acc_from_[j] = ev.time_s;
@@ -235,6 +236,14 @@ class SlurmModel final : public Scheduler {
     return placement::first_fit_masked(js, jfree_, mask_, shares_);
   }
   void resv_account(const Snapshot& v);
+  // A wake-up for a condition of one job (begin time, window, grace end): that pass runs the
+  // main loop like an event does.
+  // The engine keeps one wake-up per pass (the earliest), so these are remembered here and
+  // the earliest future one is asked for again at every pass.
+  void wake_special(Decisions& out, SimTime t) {
+    out.wake_at(t);
+    if (std::find(specials_.begin(), specials_.end(), t) == specials_.end()) specials_.push_back(t);
+  }
   void resv_note_used() {
     for (size_t k = 0; k < resv_.size(); ++k) {
       int64_t u = 0;
@@ -301,7 +310,16 @@ class SlurmModel final : public Scheduler {
   std::vector<int32_t> adj_sub_, adj_cap_, jfree_;
   bool adj_on_ = false;
   bool resv_blocked_ = false;
-  bool mins_blocked_ = false;  // a job waits on a GrpTRESMins limit: decay may free it
+  bool mins_blocked_ = false;
+  // Skipping periodic passes that cannot decide anything new (nothing happened since the last
+  // one of the same kind, the queue order is the same, no time-dependent condition expired).
+  uint64_t events_ = 0, ev_main_ = UINT64_MAX, ev_bf_ = UINT64_MAX;
+  int64_t up_main_ = -1, up_bf_ = -1;
+  SimTime unskip_s_ = kNever;
+  uint64_t ev_last_ = UINT64_MAX;
+  std::vector<SimTime> specials_;
+  bool mins_blocked_prev_ = false;  // a time-dependent condition (exempt time, begin) expires then
+  std::vector<JobIdx> order_main_, order_bf_;  // a job waits on a GrpTRESMins limit: decay may free it
   SimTime resv_next_free_ = kNever;
   std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
   JobIdx cur_job_ = 0;  // earliest end of a reservation that kept the job out  // some job waited only because of a reservation in this pass
@@ -659,7 +677,7 @@ void SlurmModel::resv_end_kills(const Snapshot& v, Decisions& out) {
         resv_used_[k * nn_ + sh.node] -= sh.gpus;
       }
     } else if (std::isfinite(kill)) {
-      out.wake_at(kill);
+      wake_special(out, kill);
     }
   }
 }
@@ -1013,7 +1031,10 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
     const uint32_t pq = part_[jpart_[r]].qos;
     if (exempt < 0 && pq != kNoIdx) exempt = qos_[pq].q.preempt_exempt_time_s;
     if (exempt < 0) exempt = cfg_.preempt_exempt_time_s;
-    if (exempt > 0 && v.now < v.runs[r].start_s + exempt) continue;
+    if (exempt > 0 && v.now < v.runs[r].start_s + exempt) {
+      unskip_s_ = std::min(unskip_s_, v.runs[r].start_s + exempt);
+      continue;
+    }
     bool on_nodes = false;
     for (const auto& s : v.allocation_of(r)) on_nodes |= mask_[s.node] != 0;
     if (on_nodes) cand_.push_back(r);
@@ -1065,7 +1086,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
     charge(r, v.jobs[r], -1);
     if (g > 0) {
       grace = true;
-      out.wake_at(v.now + g);
+      wake_special(out, v.now + g);
     } else {
       for (const auto& s : v.allocation_of(r)) free_[s.node] += s.gpus;
     }
@@ -1091,7 +1112,8 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     const SimTime begin = begin_time(v, j);
     if (begin > v.now) {
       out.set_reason(j, kBeginTime);
-      out.wake_at(begin);
+      wake_special(out, begin);
+      unskip_s_ = std::min(unskip_s_, begin);
       continue;
     }
     if (tested >= depth) break;
@@ -1131,7 +1153,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     SimTime wait = kNever;
     if (!resv_prepare(j, v.now, v.now + limit, wait)) {
       out.set_reason(j, kReservation);
-      if (std::isfinite(wait)) out.wake_at(wait);
+      if (std::isfinite(wait)) wake_special(out, wait);
       continue;
     }
     if (fit(js, free_)) {
@@ -1362,6 +1384,16 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
 
 void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   const auto& sp = cfg_.sched;
+  bool special = false;
+  {
+    size_t w = 0;
+    for (SimTime t : specials_) {
+      if (t <= v.now) special = true;  // due: conditions still pending ask again in this pass
+      else specials_[w++] = t;
+    }
+    specials_.resize(w);
+    for (SimTime t : specials_) out.wake_at(t);
+  }
   if (cfg_.prio.type == PriorityType::Multifactor || cfg_.enforce_limits) recalc_usage(v);
   resv_account(v);
   for (JobIdx r : stopped_now_) stopping_[r] = 0;
@@ -1377,17 +1409,47 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     resv_note_used();
     return;
   }
-  sort_queue(v);
-  for (JobIdx j : order_) considered_[j] = 0;
-
   // Which passes run now: a full main pass every sched_interval, backfill every bf_interval,
   // and an event-triggered main pass limited to default_queue_depth otherwise (spec §1).
   const bool full = v.now >= next_main_s_;
   const bool bf = sp.backfill && v.now >= next_bf_s_;
   if (full) next_main_s_ = (std::floor(v.now / sp.sched_interval_s) + 1) * sp.sched_interval_s;
   if (bf) next_bf_s_ = (std::floor(v.now / sp.bf_interval_s) + 1) * sp.bf_interval_s;
-  main_pass(v, out, full ? SIZE_MAX : static_cast<size_t>(std::max<int64_t>(1, sp.default_queue_depth)));
-  if (bf) backfill_pass(v, out);
+  const bool event_pass = events_ != ev_last_ || special;
+  ev_last_ = events_;
+  // A periodic pass decides the same as the previous one of its kind when nothing happened in
+  // between, no time-dependent condition expired and the order is unchanged (priority/basic
+  // cannot reorder without events). Such passes are skipped: same result, less work.
+  const bool time_ok = v.now < unskip_s_ && resv_.empty() && !mins_blocked_prev_;
+  const bool basic = cfg_.prio.type == PriorityType::Basic;
+  const bool quiet_main = !event_pass && time_ok && events_ == ev_main_ && v.cluster.total_up_gpus == up_main_;
+  const bool quiet_bf = !event_pass && time_ok && events_ == ev_bf_ && v.cluster.total_up_gpus == up_bf_;
+  bool run_main = event_pass || (full && !(quiet_main && basic));
+  bool run_bf = bf && !(quiet_bf && basic);
+  if (run_main || run_bf) {
+    sort_queue(v);
+    if (run_main && !event_pass && quiet_main && order_ == order_main_) run_main = false;
+    if (run_bf && quiet_bf && order_ == order_bf_) run_bf = false;
+  }
+  if (run_main || run_bf) {
+    unskip_s_ = kNever;
+    for (JobIdx j : order_) considered_[j] = 0;
+    if (run_main) main_pass(v, out, full ? SIZE_MAX : static_cast<size_t>(std::max<int64_t>(1, sp.default_queue_depth)));
+    if (run_bf) backfill_pass(v, out);
+    // Passes that started nothing are the reference for skipping the next periodic one.
+    const bool acted = !out.items().empty();
+    if (run_main && full) {
+      ev_main_ = acted ? UINT64_MAX : events_;
+      up_main_ = v.cluster.total_up_gpus;
+      if (!basic) order_main_ = order_;
+    }
+    if (run_bf) {
+      ev_bf_ = acted ? UINT64_MAX : events_;
+      up_bf_ = v.cluster.total_up_gpus;
+      if (!basic) order_bf_ = order_;
+    }
+  }
+  mins_blocked_prev_ = mins_blocked_;
 
   // Periodic passes matter only while something runs (resources change by events otherwise;
   // the engine runs a pass at every submit, end and node event). Without this a job that can
@@ -1397,14 +1459,14 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     if (sp.backfill) out.wake_at(next_bf_s_);
   }
   // Usage decays: a job held by GrpTRESMins may pass at the next usage calculation.
-  if (mins_blocked_ && cfg_.prio.decay_half_life_s > 0) out.wake_at(std::max(v.now + 1, last_calc_s_ + cfg_.prio.calc_period_s));
+  if (mins_blocked_ && cfg_.prio.decay_half_life_s > 0) wake_special(out, std::max(v.now + 1, last_calc_s_ + cfg_.prio.calc_period_s));
   // A job kept out only by a reservation may start at the window's next boundary.
   if (resv_blocked_)
     for (const auto& r : resv_) {
       SimTime s0, e0;
       r.window(v.now, s0, e0);
-      if (s0 > v.now) out.wake_at(s0);
-      else if (std::isfinite(e0)) out.wake_at(e0);
+      if (s0 > v.now) wake_special(out, s0);
+      else if (std::isfinite(e0)) wake_special(out, e0);
     }
   resv_note_used();
 }

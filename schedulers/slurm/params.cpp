@@ -314,7 +314,7 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
       if (e.name == r.name) e = r, replaced = true;
     if (!replaced) c.qos.push_back(r);
   }
-  if (c.accounts.empty() || c.accounts.front().name != "root") c.accounts.insert(c.accounts.begin(), Account{.name = "root"});
+  if (c.accounts.empty() || c.accounts.front().name != "root") c.accounts.insert(c.accounts.begin(), root_account());
   for (size_t i = 0; i < b["accounts"].size(); ++i) {
     const json& a = b["accounts"][i];
     Account r;
