@@ -15,10 +15,12 @@ namespace {
 
 class ConservativeBackfill final : public Scheduler {
  public:
+  bool wants_job_events() const override { return false; }  // no accounting
   std::string_view name() const override { return "conservative_backfill"; }
 
   void schedule(const Snapshot& v, Decisions& out) override {
     nn_ = v.cluster.nodes();
+    max_node_ = v.cluster.max_node_gpus;
     build_profile(v);
     for (JobIdx j : v.pending) {
       if (!v.eligible(j)) continue;
@@ -69,7 +71,7 @@ class ConservativeBackfill final : public Scheduler {
         const int32_t* r = row(k);
         for (size_t n = 0; n < nn_; ++n) min_[n] = std::min(min_[n], r[n]);
       }
-      if (ok && placement::first_fit(job, min_, shares_)) return s;
+      if (ok && placement::first_fit(job, min_, shares_, max_node_)) return s;
     }
     return kNone;
   }
@@ -89,6 +91,7 @@ class ConservativeBackfill final : public Scheduler {
   }
 
   size_t nn_ = 0;
+  int32_t max_node_ = 0;
   std::vector<SimTime> t_;
   std::vector<int32_t> free_;  // S x nn_
   std::vector<int64_t> total_;

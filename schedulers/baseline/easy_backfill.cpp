@@ -13,6 +13,7 @@ namespace {
 
 class EasyBackfill final : public Scheduler {
  public:
+  bool wants_job_events() const override { return false; }  // no accounting
   std::string_view name() const override { return "easy_backfill"; }
 
   void schedule(const Snapshot& v, Decisions& out) override {
@@ -28,7 +29,7 @@ class EasyBackfill final : public Scheduler {
       const JobIdx j = v.pending[i];
       if (!v.eligible(j)) continue;
       const JobSpec& job = v.jobs[j];
-      if (job.gpus <= free_total && placement::first_fit(job, free_, shares_)) {
+      if (job.gpus <= free_total && placement::first_fit(job, free_, shares_, v.cluster.max_node_gpus)) {
         start(v, j, out, free_total);
         continue;
       }
@@ -55,7 +56,7 @@ class EasyBackfill final : public Scheduler {
         if (v.cluster.node_up[s.node]) proj_[s.node] += s.gpus, proj_total += s.gpus;
       }
       if (k + 1 < ends_.size() && ends_[k + 1].t == e.t) continue;  // release a whole instant
-      if (hj.gpus <= proj_total && placement::first_fit(hj, proj_, shares_)) {
+      if (hj.gpus <= proj_total && placement::first_fit(hj, proj_, shares_, v.cluster.max_node_gpus)) {
         shadow = e.t;
         for (const auto& s : shares_) res_[s.node] += s.gpus;
         break;
@@ -76,9 +77,9 @@ class EasyBackfill final : public Scheduler {
       if (job.gpus > free_total) continue;
       const bool short_job = v.now + job.time_limit_s <= shadow;
       if (short_job || shadow == kNever) {  // no reservation to protect (or it ends in time)
-        if (!placement::first_fit(job, free_, shares_)) continue;
+        if (!placement::first_fit(job, free_, shares_, v.cluster.max_node_gpus)) continue;
       } else {
-        if (job.gpus > cap_total_ || !placement::first_fit(job, cap_, shares_)) continue;
+        if (job.gpus > cap_total_ || !placement::first_fit(job, cap_, shares_, v.cluster.max_node_gpus)) continue;
         placement::take(proj_, shares_);
       }
       start(v, j, out, free_total);

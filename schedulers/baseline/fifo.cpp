@@ -8,6 +8,7 @@ namespace {
 
 class Fifo final : public Scheduler {
  public:
+  bool wants_job_events() const override { return false; }  // no accounting
   std::string_view name() const override { return "fifo"; }
   void schedule(const Snapshot& v, Decisions& out) override {
     int64_t free_total = v.cluster.total_free_gpus;
@@ -20,7 +21,7 @@ class Fifo final : public Scheduler {
         free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
         copied = true;
       }
-      if (!placement::first_fit(job, free_, shares_)) break;
+      if (!placement::first_fit(job, free_, shares_, v.cluster.max_node_gpus)) break;
       placement::take(free_, shares_);
       free_total -= job.gpus;
       out.start(j, shares_);

@@ -4,16 +4,18 @@ namespace floorsim::placement {
 namespace {
 
 template <class Allowed>
-bool fit(const JobSpec& job, std::span<const int32_t> free, Allowed allowed, std::vector<NodeShare>& out) {
+bool fit(const JobSpec& job, std::span<const int32_t> free, Allowed allowed, std::vector<NodeShare>& out,
+         int32_t max_node_gpus) {
   out.clear();
   const size_t n = free.size();
   if (job.gpus <= 0 || job.nodes > job.gpus) return false;  // the runner rejects such jobs
   if (job.nodes <= 0) {
-    for (size_t i = 0; i < n; ++i)
-      if (allowed(i) && free[i] >= job.gpus) {
-        out.push_back({static_cast<NodeIdx>(i), job.gpus});
-        return true;
-      }
+    if (max_node_gpus <= 0 || job.gpus <= max_node_gpus)  // <= 0: unknown
+      for (size_t i = 0; i < n; ++i)
+        if (allowed(i) && free[i] >= job.gpus) {
+          out.push_back({static_cast<NodeIdx>(i), job.gpus});
+          return true;
+        }
     int32_t need = job.gpus;
     for (size_t i = 0; i < n && need > 0; ++i) {
       if (!allowed(i) || free[i] <= 0) continue;
@@ -49,13 +51,13 @@ bool fit(const JobSpec& job, std::span<const int32_t> free, Allowed allowed, std
 
 }  // namespace
 
-bool first_fit(const JobSpec& job, std::span<const int32_t> free, std::vector<NodeShare>& out) {
-  return fit(job, free, [](size_t) { return true; }, out);
+bool first_fit(const JobSpec& job, std::span<const int32_t> free, std::vector<NodeShare>& out, int32_t max_node_gpus) {
+  return fit(job, free, [](size_t) { return true; }, out, max_node_gpus);
 }
 
 bool first_fit_masked(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-                      std::vector<NodeShare>& out) {
-  return fit(job, free, [&](size_t i) { return allowed[i] != 0; }, out);
+                      std::vector<NodeShare>& out, int32_t max_node_gpus) {
+  return fit(job, free, [&](size_t i) { return allowed[i] != 0; }, out, max_node_gpus);
 }
 
 }  // namespace floorsim::placement

@@ -1,6 +1,7 @@
 #pragma once
 // Placement over a per-node free-GPU vector. Pure functions: the caller owns the vectors, so
 // the same code places jobs now (snapshot free) and in the future (a planner's projection).
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -15,12 +16,15 @@ namespace floorsim::placement {
 // - nodes == N: the first N nodes that each hold an even share (gpus/N, the first gpus%N of
 //   them one more), all at once (gang).
 // Writes the placement into `out` (cleared first). Returns false, with `out` empty, if it does
-// not fit. `free` holds 0 for nodes that are down.
-bool first_fit(const JobSpec& job, std::span<const int32_t> free, std::vector<NodeShare>& out);
+// not fit. `free` holds 0 for nodes that are down. `max_node_gpus` (the largest node's
+// capacity, ClusterView::max_node_gpus) lets a job too large for any single node skip the
+// whole-node search (0 = unknown).
+bool first_fit(const JobSpec& job, std::span<const int32_t> free, std::vector<NodeShare>& out,
+               int32_t max_node_gpus = std::numeric_limits<int32_t>::max());
 
 // Same, but only nodes with allowed[n] != 0 are considered (partitions, reservations).
 bool first_fit_masked(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-                      std::vector<NodeShare>& out);
+                      std::vector<NodeShare>& out, int32_t max_node_gpus = std::numeric_limits<int32_t>::max());
 
 inline void take(std::span<int32_t> free, std::span<const NodeShare> p) {
   for (const auto& s : p) free[s.node] -= s.gpus;

@@ -25,6 +25,8 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
   running_.reserve(1024);
   alloc_pool_.reserve(wl_.jobs.size() + 16);
   if (!wl_.jobs.empty()) stats_.first_submit_s = wl_.jobs.front().submit_s;
+  notify_ = sched_.wants_job_events();
+  max_node_gpus_ = cluster_.max_node_gpus();
 }
 
 void Engine::add_node_events(std::vector<NodeEvent> events) {
@@ -51,12 +53,13 @@ Snapshot Engine::snapshot() const {
   s.cluster.node_leaf = cluster_.node_leaf;
   s.cluster.total_free_gpus = total_free_;
   s.cluster.total_up_gpus = total_up_;
+  s.cluster.max_node_gpus = max_node_gpus_;
   s.strings = &wl_.strings;
   return s;
 }
 
 void Engine::notify(JobEvent::Kind kind, JobIdx j, JobState s) {
-  sched_.on_job_event(JobEvent{kind, j, now_, s}, snapshot());
+  if (notify_) sched_.on_job_event(JobEvent{kind, j, now_, s}, snapshot());
 }
 
 void Engine::run() {

@@ -110,6 +110,7 @@ class Engine {
   std::vector<int32_t> free_gpus_;
   std::vector<uint8_t> node_up_;
   int64_t total_free_ = 0, total_up_ = 0;
+  int32_t max_node_gpus_ = 0;
   std::vector<NodeShare> alloc_pool_;  // append-only: every start's placement
   std::vector<uint32_t> node_stamp_;   // duplicate-node check in start_job without a scan
   uint32_t stamp_ = 0;
@@ -127,6 +128,7 @@ class Engine {
   size_t next_submit_ = 0;
   SimTime now_ = 0;
   bool need_pass_ = false;
+  bool notify_ = true;  // scheduler wants on_job_event
 
   Decisions decisions_;
   ClassLedger ledger_;

@@ -29,8 +29,16 @@ class ClassLedger {
  public:
   // `floors` is indexed by class StrId (size = number of interned strings; missing = 0).
   void init(std::vector<int32_t> floors, bool keep_timeline);
-  void add_alloc(StrId k, int64_t d) { ensure(k); alloc_[k] += d; dirty(k); }
-  void add_demand(StrId k, int64_t d) { ensure(k); demand_[k] += d; dirty(k); }
+  void add_alloc(StrId k, int64_t d) {
+    if (k >= alloc_.size()) ensure(k);
+    alloc_[k] += d;
+    dirty(k);
+  }
+  void add_demand(StrId k, int64_t d) {
+    if (k >= alloc_.size()) ensure(k);
+    demand_[k] += d;
+    dirty(k);
+  }
   void advance(SimTime now);  // integrate [last, now) with the current values
   void record(SimTime now);   // append timeline rows for classes whose values changed
 

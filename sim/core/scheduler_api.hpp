@@ -23,6 +23,7 @@ struct ClusterView {
   std::span<const uint32_t> node_leaf;     // leaf switch (or block) of each node
   int64_t total_free_gpus = 0;             // over up nodes
   int64_t total_up_gpus = 0;
+  int32_t max_node_gpus = 0;               // largest node capacity (placement hint)
   size_t nodes() const { return capacity_gpus.size(); }
 };
 
@@ -125,6 +126,8 @@ class Scheduler {
   // One scheduling pass. `out` is empty on entry.
   virtual void schedule(const Snapshot& view, Decisions& out) = 0;
   virtual void on_job_event(const JobEvent& ev, const Snapshot& view) {}
+  // Models that keep no accounting return false, and the engine skips on_job_event entirely.
+  virtual bool wants_job_events() const { return true; }
   // Name of a pending-reason code given through Decisions::set_reason (0 = "None").
   virtual std::string_view reason_name(uint16_t code) const { return code == 0 ? "None" : "Other"; }
   // Model-specific jobs.csv columns, written after the standard ones.
