@@ -168,8 +168,7 @@ int main(int argc, char** argv) {
       const double cpu2 = equal ? cpu2_rate_equal : cpu2_rate_random;
       const double moved = by.input_bytes + by.output_bytes;
       std::printf("  gpu: %zu scenarios: solve %.4f s -> %.0f scenarios/s; with host<->device copies (up %.3f s, "
-                  "down %.3f s) %.0f scenarios/s
-", big.scenarios(), best_kernel, rate, best_tm.upload_s,
+                  "down %.3f s) %.0f scenarios/s\n", big.scenarios(), best_kernel, rate, best_tm.upload_s,
                   best_tm.download_s, rate_e2e);
       std::printf("  GPU / 2-thread CPU = %.1fx (solve only), %.1fx (with copies)\n", rate / cpu2, rate_e2e / cpu2);
       std::printf("  bytes moved: in+out %.0f B/scenario -> %.1f GB/s; with one pass over scratch %.0f B -> %.1f GB/s "
