@@ -67,10 +67,14 @@ double one_direction(const Topology& t, const FailureSet& f, bool a_to_b, double
     rev[e] = r;
     rev[r] = e;
   };
-  const int64_t big = std::numeric_limits<int64_t>::max() / 4;
+  // Source and sink edges carry what a host's links can: bounded, so the solver's sums of
+  // excess cannot overflow (an "infinite" capacity per host would).
   for (uint64_t hst = 0; hst < t.hosts(); ++hst) {
-    if (in_src(pod_of(t, hst))) add(src, hst, big);
-    else add(hst, sink, big);
+    int64_t host_cap = 0;
+    for (uint32_t port = 0; port < t.ports_up(0); ++port)
+      host_cap += static_cast<int64_t>(std::llround(t.link_capacity_bytes_per_s[t.link_id(0, hst, port, 0)] * scale));
+    if (in_src(pod_of(t, hst))) add(src, hst, host_cap);
+    else add(hst, sink, host_cap);
   }
   for (uint64_t id = 0; id < t.links(); ++id) {
     if (f.dead(id)) continue;

@@ -261,3 +261,21 @@ TEST_CASE("static routing (adapt = false) disconnects flows over dead links", "[
   CHECK(lost > 0);
   CHECK(lost < 64);
 }
+
+TEST_CASE("k = 4, ideal split, one core lost: a permutation takes 4/3 as long (spec §1 oracle)", "[fabric][routing]") {
+  const auto t = tree(4);  // 1 GB/s links
+  std::vector<Demand> d;
+  for (uint32_t i = 0; i < 16; ++i) d.push_back({i, (i + 4) % 16, 1e9, 0, 0});  // all inter-pod
+  const double healthy = run_traffic(t, FailureSet{}, {RoutingMode::Split, 1}, d).completion.slowest_s;
+  FailureSet f;
+  fail_switch(t, f, 3, 1);
+  const double degraded = run_traffic(t, f, {RoutingMode::Split, 1}, d).completion.slowest_s;
+  CHECK(healthy == Approx(1.0));
+  CHECK(degraded == Approx(4.0 / 3));
+  // A lost aggregation switch removes 2/k of each edge switch's uplinks in its pod (spec §1).
+  FailureSet agg;
+  fail_switch(t, agg, 2, 0);
+  int live_up = 0;
+  for (uint32_t port = 0; port < t.ports_up(1); ++port) live_up += !agg.dead(t.link_id(1, 0, port, 0));
+  CHECK(live_up == 1);  // k/2 = 2 uplinks, 2/k * 2 = 1 lost
+}
