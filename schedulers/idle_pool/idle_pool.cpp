@@ -41,6 +41,28 @@ class IdlePool final : public Scheduler {
     Snapshot inner_view = view;
     inner_view.cluster.free_gpus = masked_;
     inner_view.cluster.total_free_gpus = masked_total;
+
+    // 0. Reduced-set fallbacks due now: cancel what has not started; the inner model does not
+    // see those jobs in this pass.
+    bool dropped = false;
+    while (next_fallback_ < p_.fallbacks.size() && p_.fallbacks[next_fallback_].at_s <= view.now) {
+      for (JobIdx j : p_.fallbacks[next_fallback_].jobs)
+        if (view.runs[j].state == JobState::Pending && view.jobs[j].submit_s <= view.now && chosen_[j] != stamp_) {
+          out.preempt(j, PreemptMode::Cancel, kNoJob);
+          chosen_mark(j);
+          ++fallback_drops_;
+          dropped = true;
+        }
+      ++next_fallback_;
+    }
+    if (dropped) {
+      filtered_.clear();
+      for (JobIdx j : view.pending)
+        if (chosen_[j] != stamp_) filtered_.push_back(j);
+      inner_view.pending = filtered_;
+    }
+    if (next_fallback_ < p_.fallbacks.size() && (!view.running.empty() || !view.pending.empty()))
+      out.wake_at(p_.fallbacks[next_fallback_].at_s);
     inner_->schedule(inner_view, out);
 
     // 2. What is really free after the inner model's starts.
@@ -57,7 +79,7 @@ class IdlePool final : public Scheduler {
     // in on_demand mode, requeue preemptible jobs LIFO to make room.
     for (JobIdx j : view.pending) {
       const JobSpec& js = view.jobs[j];
-      if (js.klass != p_.for_class || started_[j] == stamp_ || !view.eligible(j) ||
+      if (js.klass != p_.for_class || started_[j] == stamp_ || chosen_[j] == stamp_ || !view.eligible(j) ||
           view.runs[j].state != JobState::Pending)
         continue;
       if (placement::first_fit(js, work_, place_)) {
@@ -123,7 +145,8 @@ class IdlePool final : public Scheduler {
                       {"ticks", ticks_},
                       {"controller_preemptions", controller_preemptions_},
                       {"interactive_starts_outside_model", interactive_starts_},
-                      {"held_idle_gpu_s", held_idle_gpu_s_}};
+                      {"held_idle_gpu_s", held_idle_gpu_s_},
+                      {"fallback_dropped_jobs", fallback_drops_}};
     return r;
   }
 
@@ -148,7 +171,9 @@ class IdlePool final : public Scheduler {
   std::vector<uint8_t> pool_;
   std::vector<uint32_t> started_, chosen_;  // pass stamps by JobIdx (no clearing per pass)
   std::vector<NodeShare> place_;
-  std::vector<JobIdx> victims_;
+  std::vector<JobIdx> victims_, filtered_;
+  size_t next_fallback_ = 0;
+  uint64_t fallback_drops_ = 0;
   uint32_t stamp_ = 0;
   SimTime next_tick_ = 0, last_now_ = 0;
   int64_t last_held_gpus_ = 0;

@@ -14,6 +14,7 @@
 // Controller preemptions are made with by = none (the controller), so they never count as
 // cascading preemptions.
 #include <memory>
+#include <vector>
 
 #include "sim/core/scheduler_api.hpp"
 
@@ -27,6 +28,13 @@ struct Params {
   SimTime interval_s = 60;       // controller tick (hold)
   StrId for_class = 0;           // the interactive class
   SimTime preempt_exempt_s = 0;  // minimum run time before a job may be requeued
+  // Reduced-set fallbacks (sorted by at_s): at at_s the listed jobs that have been submitted
+  // but not started are cancelled (a VaR stress grid dropped when its window is missed).
+  struct Fallback {
+    SimTime at_s;
+    std::vector<JobIdx> jobs;
+  };
+  std::vector<Fallback> fallbacks;
 };
 
 std::unique_ptr<Scheduler> wrap(std::unique_ptr<Scheduler> inner, Params p);

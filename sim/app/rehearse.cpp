@@ -20,8 +20,9 @@ using cfg::fail;
 //     10 min PreemptExemptTime); floors var 96, eod 48, intraday 16, training 64 GPUs
 //     (deadline floors 144 <= 256).
 //   eod: 16 core + 32 grid shards of 8 GPUs x 20 min (+-20%), submitted 18:00, deadline 22:00.
-//   var: 32 core shards x 40 min then 160 grid shards x 30 min (8 GPUs, +-20%), submitted 19:00
-//     (grid 10 min later), deadline 06:00.
+//   var: 32 core shards then 160 grid shards, 35 min each (8 GPUs, +-20%), submitted 19:00
+//     (grid 10 min later), deadline 06:00; reduced-set fallback at 04:30 (grid shards not started
+//     by then are dropped, so the core results are there by the deadline).
 //   intraday: 1-GPU requests of 90 s (+-50%), Poisson 1 per 30 s from 18:00 to 06:00, with
 //     pile-ups x4 at 19:00-19:30 and x3 at 00:00-00:30, a quiet x0.25 window 02:00-05:00.
 //   training: 4 gang jobs of 4 nodes x 8 GPUs, 8 h, hourly checkpoints, preemptible,
@@ -52,7 +53,8 @@ json default_night() {
         {"name": "eod", "kind": "deadline_batch", "start_s": 64800, "deadline_s": 79200, "core_jobs": 16, "jobs": 32,
          "gpus": 8, "nodes": 1, "runtime_s": 1200, "runtime_jitter": 0.2, "priority": 10},
         {"name": "var", "kind": "deadline_batch", "start_s": 68400, "grid_after_s": 600, "deadline_s": 108000,
-         "core_jobs": 32, "jobs": 160, "gpus": 8, "nodes": 1, "runtime_s": 2100, "runtime_jitter": 0.2, "priority": 10},
+         "core_jobs": 32, "jobs": 160, "gpus": 8, "nodes": 1, "runtime_s": 2100, "runtime_jitter": 0.2, "priority": 10,
+         "fallback_at_s": 102600},
         {"name": "intraday", "kind": "stream", "start_s": 64800, "end_s": 108000, "rate_per_s": 0.0333333,
          "gpus": 1, "runtime_s": 90, "runtime_jitter": 0.5, "priority": 100,
          "profile": [{"from_s": 68400, "to_s": 70200, "multiplier": 4},

@@ -35,13 +35,18 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   const SchedulerEntry* entry = find_scheduler(sc.resolved["scheduler"]["type"]);
   SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
   std::unique_ptr<Scheduler> sched = entry->make(sc.resolved["scheduler"], ctx);
-  if (const json& ip = sc.resolved["idle_pool"]; !ip.is_null()) {  // issue 7: composable with any model
+  if (const json& ip = sc.resolved["idle_pool"]; !ip.is_null() || !sc.fallbacks.empty()) {  // issue 7: composable with any model
     idle_pool::Params p;
-    p.mode = ip["mode"] == "on_demand" ? idle_pool::Mode::OnDemand : idle_pool::Mode::Hold;
-    p.nodes = ip["nodes"];
-    p.interval_s = ip["interval_s"];
-    p.for_class = sc.workload.strings.find(ip["for_class"].get<std::string>());
-    p.preempt_exempt_s = ip["preempt_exempt_s"];
+    if (!ip.is_null()) {
+      p.mode = ip["mode"] == "on_demand" ? idle_pool::Mode::OnDemand : idle_pool::Mode::Hold;
+      p.nodes = ip["nodes"];
+      p.interval_s = ip["interval_s"];
+      p.for_class = sc.workload.strings.find(ip["for_class"].get<std::string>());
+      p.preempt_exempt_s = ip["preempt_exempt_s"];
+    } else {
+      p.for_class = StringTable::kMissing;  // controller for the fallbacks only
+    }
+    for (const auto& f : sc.fallbacks) p.fallbacks.push_back({f.at_s, f.jobs});
     sched = idle_pool::wrap(std::move(sched), p);
   }
   EngineConfig ec = sc.engine;

@@ -136,6 +136,7 @@ std::shared_ptr<const ObjectSpec> generator_spec() {
                 number("end_s", nullptr, "stream: end of the arrival window").at_least(0).in_unit("s").or_null(),
                 number("spread_s", 0.0, "gang/burst: submissions spread uniformly over this").at_least(0).in_unit("s"),
                 number("grid_after_s", 0.0, "deadline_batch: grid shards are submitted this long after the core").at_least(0).in_unit("s"),
+                number("fallback_at_s", nullptr, "deadline_batch reduced-set fallback: grid shards not started by then are dropped (null = never)").at_least(0).in_unit("s").or_null(),
                 number("deadline_s", nullptr, "absolute deadline of every job (null = none)").at_least(0).in_unit("s").or_null(),
                 integer("jobs", 0, "grid shards (deadline_batch) or jobs (gang, burst), before the load multiplier").at_least(0).at_most(10000000),
                 integer("core_jobs", 0, "deadline_batch: core-scenario shards, run first").at_least(0).at_most(10000000),
@@ -387,6 +388,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     js.requeueable = j["requeueable"];
     w.jobs.push_back(js);
   }
+  std::vector<std::pair<SimTime, std::vector<int64_t>>> fallback_ids;  // by job id until sorted
   if (wl.contains("synthetic") && !wl["synthetic"].is_null()) {
     const json& syn = wl["synthetic"];
     traces::SyntheticSpec spec;
@@ -426,14 +428,29 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     int64_t first_id = 1;
     for (const auto& j : w.jobs) first_id = std::max(first_id, j.id + 1);
     json gen = json::array();
-    for (const auto& g : traces::generate(spec, first_id, w))
+    const auto generated = traces::generate(spec, first_id, w);
+    for (size_t i = 0; i < generated.size(); ++i) {
+      const auto& g = generated[i];
       gen.push_back({{"class", g.name}, {"jobs", g.jobs}, {"gpu_s", g.gpu_s}});
+      const json& fa = syn["classes"][i]["fallback_at_s"];
+      if (!fa.is_null() && !g.grid_ids.empty()) fallback_ids.push_back({fa.get<double>(), g.grid_ids});
+    }
     report["synthetic"] = {{"load_multiplier", spec.load_multiplier}, {"classes", gen}};
   }
   std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
     return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
   });
 
+  if (!fallback_ids.empty()) {
+    std::map<int64_t, JobIdx> by_id;
+    for (size_t i = 0; i < w.jobs.size(); ++i) by_id.emplace(w.jobs[i].id, static_cast<JobIdx>(i));
+    for (auto& [at, ids] : fallback_ids) {
+      Scenario::Fallback f{at, {}};
+      for (int64_t id : ids) f.jobs.push_back(by_id.at(id));
+      sc.fallbacks.push_back(std::move(f));
+    }
+    std::stable_sort(sc.fallbacks.begin(), sc.fallbacks.end(), [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
+  }
   // Every job must be able to run on this cluster.
   size_t clamped_nodes = 0;
   for (size_t i = 0; i < w.jobs.size(); ++i) {

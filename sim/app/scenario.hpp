@@ -34,6 +34,13 @@ struct Scenario {
   std::vector<StrId> classes;   // declared + seen classes, in output order
   std::vector<NodeEvent> node_events;
   size_t base_nodes = 0;      // nodes of "cluster"; capacity blocks follow them
+  // Reduced-set fallbacks of deadline batches: at at_s, these jobs (grid shards) are dropped
+  // if they have not started (applied by the idle_pool controller wrapper).
+  struct Fallback {
+    SimTime at_s;
+    std::vector<JobIdx> jobs;
+  };
+  std::vector<Fallback> fallbacks;
   json workload_report;       // trace reader report and adjustments
   uint64_t seed = 1;
 };

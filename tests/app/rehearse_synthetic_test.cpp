@@ -157,3 +157,26 @@ TEST_CASE("scenario: synthetic block, capacity block window and MTBF failures", 
   REQUIRE(a.node_events.size() == b.node_events.size());
   for (size_t i = 0; i < a.node_events.size(); ++i) CHECK(a.node_events[i].at_s == b.node_events[i].at_s);
 }
+
+TEST_CASE("reduced-set fallback: grid shards not started by fallback_at_s are dropped", "[synthetic][fallback]") {
+  json doc = json::parse(R"({
+    "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "scheduler": {"type": "fifo"},
+    "workload": {"synthetic": {"classes": [
+      {"name": "var", "kind": "deadline_batch", "start_s": 0, "core_jobs": 2, "jobs": 6, "gpus": 8, "runtime_s": 100,
+       "deadline_s": 2000, "fallback_at_s": 250}]}}
+  })");
+  auto sc = app::load_scenario(doc, "s.json", ".");
+  REQUIRE(sc.fallbacks.size() == 1);
+  CHECK(sc.fallbacks[0].jobs.size() == 6);
+  auto r = app::run_scenario(sc);
+  // Core 0-200, first grid shard 200-300 (running at 250), the other five dropped at 250.
+  CHECK(r.metrics["scheduler_report"]["idle_pool"]["fallback_dropped_jobs"] == 5);
+  CHECK(r.metrics["jobs_by_state"]["CANCELLED"] == 5);
+  CHECK(r.metrics["jobs_by_state"]["COMPLETED"] == 3);
+  CHECK(r.metrics["classes"]["var"]["deadline_misses"] == 5);
+  // Without the fallback every shard runs.
+  doc["workload"]["synthetic"]["classes"][0].erase("fallback_at_s");
+  auto full = app::run_scenario(app::load_scenario(doc, "s.json", "."));
+  CHECK(full.metrics["jobs_by_state"]["COMPLETED"] == 8);
+}
