@@ -29,6 +29,8 @@ Core::Core(Model model, CoreSettings settings, size_t max_keys) : m_(std::move(m
   root_assigned_.assign(N, 0);
   for (NodeId n = 0; n < N; ++n)
     if (m_.tree.is_cq(n)) cq_nodes_.push_back(n);
+  memo_.assign(static_cast<size_t>(N) * kMemoWays, Memo{});
+  memo_next_.assign(N, 0);
 }
 
 // Heap order (spec §3 baseCompareFunc): higher priority, then older timestamp, then uid.
@@ -121,6 +123,7 @@ void Core::assume_admitted(uint32_t key, NodeId cq, int32_t priority, double que
   a.usage = u;
   slot_[key] = adm_.insert(a);
   m_.tree.add(cq, u);
+  ++version_;
 }
 
 void Core::release(uint32_t key) {
@@ -129,6 +132,7 @@ void Core::release(uint32_t key) {
   const NodeId cq = adm_[s].cq;
   m_.tree.remove(cq, adm_[s].usage);
   adm_.erase(s);
+  ++version_;
   slot_[key] = kNoSlot;
   info_[key].where = Where::None;
   retry_inadmissible(m_.tree.root(cq));
@@ -165,6 +169,17 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
     const Info& i = info_[e.key];
     if (!m_.cq[i.cq].active) continue;
     Preemptor in = preemptor_of(e.key);
+    const bool ts_matters = m_.cq[i.cq].preemption.within == Policy::LowerOrNewerEqualPriority;
+    Memo* hit = nullptr;
+    for (int w = 0; w < kMemoWays && !hit; ++w) {
+      Memo& mm = memo_[static_cast<size_t>(i.cq) * kMemoWays + w];
+      if (mm.version == version_ && mm.priority == i.priority && mm.req == i.req && (!ts_matters || mm.ts == i.queue_ts))
+        hit = &mm;
+    }
+    if (hit) {
+      e.a = hit->a;
+      continue;
+    }
     e.a = fa_.assign(m_, m_.tree, adm_, pre_, in, i.req);
     if (e.a.representative_preempt()) {
       in.usage = e.a.usage;
@@ -173,6 +188,15 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
       e.t_off = static_cast<uint32_t>(tpool_.size());
       e.t_cnt = static_cast<uint32_t>(tbuf_.size());
       tpool_.insert(tpool_.end(), tbuf_.begin(), tbuf_.end());
+    }
+    if (e.a.mode == Mode::NoFit || (e.a.representative_preempt() && e.t_cnt == 0)) {
+      Memo& mm = memo_[static_cast<size_t>(i.cq) * kMemoWays + memo_next_[i.cq]];
+      memo_next_[i.cq] = static_cast<uint8_t>((memo_next_[i.cq] + 1) % kMemoWays);
+      mm.version = version_;
+      mm.req = i.req;
+      mm.priority = i.priority;
+      mm.ts = i.queue_ts;
+      mm.a = e.a;
     }
   }
 
@@ -267,10 +291,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
 
   // Back to the cycle-start snapshot, then commit the admissions for real.
   m_.tree.restore_usage(saved_usage_);
-  for (size_t r = first_record; r < records.size(); ++r) {
-    const CycleRecord& rec = records[r];
-    if (rec.outcome == Outcome::Admitted || rec.outcome == Outcome::PreemptIssued) committed = true;
-  }
+  bool skipped = false;
   for (size_t idx = 0; idx < entries_.size(); ++idx) {
     const Entry& e = entries_[idx];
     const Entry& rec = e;
@@ -292,7 +313,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
         slot_[e.key] = adm_.insert(a);
         m_.tree.add(cq, a.usage);
         i.where = Where::Admitted;
-        progress = true;
+        progress = committed = true;
         break;
       }
       case Outcome::PreemptIssued: {
@@ -304,7 +325,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
           if (v.evicted) continue;  // already being evicted: keeps its quota until it stops
           v.evicted = true;
           evictions.push_back({v.key, e.key, tb[t].reason});
-          progress = true;
+          progress = committed = true;
         }
         break;
       }
@@ -314,7 +335,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
           break;
         }
         push_heap(e.key);
-        if (committed) progress = true;
+        skipped = true;
         break;
       case Outcome::NoNodes:
         if (was_sticky) sticky_[cq] = kNoKey;
@@ -337,6 +358,10 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
         break;
     }
   }
+  // A skipped head is worth another cycle only if something really changed in this one (an
+  // admission or a new eviction), not for a re-issued preemption or a transient reservation.
+  if (skipped && committed) progress = true;
+  if (committed) ++version_;  // admissions and eviction marks change what heads can do
   return progress;
 }
 

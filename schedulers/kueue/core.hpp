@@ -127,6 +127,21 @@ class Core {
   std::vector<uint8_t> claimed_;  // by admitted slot
   std::vector<uint32_t> claimed_list_;
   std::vector<uint8_t> root_assigned_;  // by node (legacy rule)
+  // Exact memo of failed nominations: at the same state version, a head with the same CQ,
+  // request and priority (and timestamp, where the policy reads it) gets the same NoFit /
+  // NoCandidates result, so the preemption search is not repeated for a backlog of alike
+  // workloads (spec §3: every quota-freeing event retries the whole inadmissible set).
+  struct Memo {
+    uint64_t version = ~uint64_t{0};
+    Request req{};
+    int32_t priority = 0;
+    double ts = 0;
+    Assignment a;
+  };
+  static constexpr int kMemoWays = 8;
+  std::vector<Memo> memo_;  // kMemoWays per CQ node
+  std::vector<uint8_t> memo_next_;
+  uint64_t version_ = 0;
 };
 
 }  // namespace floorsim::kueue

@@ -301,6 +301,7 @@ class KueueScheduler final : public Scheduler {
       ++evictions_by_reason_[static_cast<int>(e.reason)];
     }
     for (const auto& r : records_) {
+      ++outcomes_[static_cast<int>(r.outcome)];
       uint16_t code = kNone;
       switch (r.outcome) {
         case Outcome::Admitted: ++admitted_; continue;
@@ -330,6 +331,9 @@ class KueueScheduler final : public Scheduler {
     nlohmann::json ev = nlohmann::json::object();
     for (int i = 0; i < 4; ++i) ev[to_string(static_cast<Reason>(i))] = evictions_by_reason_[i];
     r["evictions_by_reason"] = ev;
+    nlohmann::json oc = nlohmann::json::object();
+    for (int i = 0; i <= static_cast<int>(Outcome::Inactive); ++i) oc[to_string(static_cast<Outcome>(i))] = outcomes_[i];
+    r["cycle_outcomes"] = oc;
     r["warnings"] = warnings_;
     return r;
   }
@@ -367,6 +371,7 @@ class KueueScheduler final : public Scheduler {
   Core::PlaceFn place_fn_ = [this](uint32_t k) { return place(k); };
   uint64_t submitted_ = 0, admitted_ = 0, requeued_ = 0;
   uint64_t evictions_by_reason_[4] = {0, 0, 0, 0};
+  uint64_t outcomes_[7] = {0, 0, 0, 0, 0, 0, 0};  // by Outcome
 };
 
 }  // namespace

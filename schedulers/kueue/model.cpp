@@ -192,6 +192,15 @@ void Preemption::classical_targets(const Model& m, QuotaTree& tree, const Admitt
       prev = cur;
     }
   }
+  // Necessary condition, checked before sorting: removing every candidate can raise the
+  // preemptor's available quota by at most their summed usage.
+  for (uint8_t i = 0; i < in.usage.n; ++i) {
+    const FrId f = in.usage.fr[i];
+    Qty gain = tree.available(in.cq, f);
+    if (gain >= in.usage.qty[i]) continue;
+    for (const Cand& c : cands_) gain += adm[c.slot].usage.get(f);
+    if (gain < in.usage.qty[i]) return;
+  }
   bool any_hier = false, any_other = false;
   for (const Cand& c : cands_) {
     if (c.list == 0) any_hier = true;
