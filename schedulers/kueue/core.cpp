@@ -222,7 +222,6 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
   };
   bool progress = false;
   bool committed = false;
-  const size_t first_record = records.size();
   for (size_t step = 0; step < entries_.size(); ++step) {
     const int idx = m_.fair_sharing ? next_fair_entry() : static_cast<int>(step);
     Entry& e = entries_[idx];
