@@ -55,12 +55,13 @@ class IdlePool final : public Scheduler {
         }
       ++next_fallback_;
     }
-    if (dropped) {
-      filtered_.clear();
-      for (JobIdx j : view.pending)
-        if (chosen_[j] != stamp_) filtered_.push_back(j);
-      inner_view.pending = filtered_;
-    }
+    // The interactive class is placed by the controller only: the inner model never sees those
+    // jobs (nor their events), so a stateful model (kueue) cannot start one twice.
+    (void)dropped;
+    filtered_.clear();
+    for (JobIdx j : view.pending)
+      if (chosen_[j] != stamp_ && view.jobs[j].klass != p_.for_class) filtered_.push_back(j);
+    inner_view.pending = filtered_;
     if (next_fallback_ < p_.fallbacks.size() && (!view.running.empty() || !view.pending.empty()))
       out.wake_at(p_.fallbacks[next_fallback_].at_s);
     inner_->schedule(inner_view, out);
@@ -133,7 +134,10 @@ class IdlePool final : public Scheduler {
     }
   }
 
-  void on_job_event(const JobEvent& ev, const Snapshot& view) override { inner_->on_job_event(ev, view); }
+  void on_job_event(const JobEvent& ev, const Snapshot& view) override {
+    if (view.jobs[ev.job].klass != p_.for_class) inner_->on_job_event(ev, view);
+  }
+  bool wants_job_events() const override { return inner_->wants_job_events(); }
   std::string_view reason_name(uint16_t code) const override { return inner_->reason_name(code); }
   std::vector<std::string> extra_columns() const override { return inner_->extra_columns(); }
   void extra_values(JobIdx job, std::vector<std::string>& out) const override { inner_->extra_values(job, out); }

@@ -6,8 +6,12 @@
 //   (latest started first; jobs that have run less than preempt_exempt_s are exempt, like Slurm's
 //   PreemptExemptTime). Between ticks the inner model sees those idle nodes as busy (its snapshot's
 //   free GPUs hide them), which is how the controller's per-user cap adjustment is modelled: the
-//   requeued batch jobs cannot take the held nodes back. Jobs of the interactive class the inner
-//   model did not start are placed first-fit on any free GPUs, the pool included.
+//   requeued batch jobs cannot take the held nodes back.
+// The interactive class is placed by the controller alone (first fit on any free GPUs, the pool
+// included, after the inner model's starts); the inner model never sees those jobs or their
+// events, so a stateful model cannot admit one a second time. Known limit: an event-driven model
+// (kueue) that parks workloads as inadmissible is not told when masked capacity comes back, so
+// its queue can stall; the baselines (fifo, easy_backfill, conservative_backfill) are tested.
 // mode "on_demand": scheduler-driven preemption for comparison: nothing is held; when an
 //   interactive job does not fit, preemptible jobs are requeued LIFO at once to make room (the
 //   interactive job is the preemptor, so cascades are counted by the engine).
