@@ -56,6 +56,17 @@ set -e
 grep -q "growth headroom: x" "$T/g.txt" || fail "no growth figure"
 grep -q '"max_growth"' "$T/g/verdict.json" || fail "verdict.json lacks growth"
 
+# floorsim size: from a scenario and from a run directory; deadline floors fit; bad input exits 2.
+"$FS" size "$SRC/examples/rehearse-default.json" --json "$T/size.json" > "$T/size.txt" || fail "size exit"
+grep -q "proposed" "$T/size.txt" || fail "size table"
+grep -q '"deadline_floors_fit": true' "$T/size.json" || fail "size json"
+"$FS" size "$T/n1" > "$T/size2.txt" || fail "size on a run directory"
+grep -q "^var " "$T/size2.txt" || fail "size on a run directory lists var"
+set +e
+"$FS" size "$T/bad.json" > /dev/null 2>&1; rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "size bad input should exit 2, got $rc"
+
 "$FS" rehearse --help > "$T/help.txt"
 grep -q -- "--growth" "$T/help.txt" || fail "--help"
 grep -q "default" "$T/help.txt" || fail "--help shows defaults"
