@@ -325,7 +325,9 @@ class SlurmModel final : public Scheduler {
   JobIdx cur_job_ = 0;  // earliest end of a reservation that kept the job out  // some job waited only because of a reservation in this pass
   mutable SimTime final_now_ = 0;
   std::vector<Slice> slices_;
-  std::vector<uint8_t> slice_mask_;  // slice i's available nodes at [i*nn_, (i+1)*nn_)
+  std::vector<uint64_t> slice_mask_;  // slice i's available nodes: bitset at [i*nw_, (i+1)*nw_)
+  std::vector<uint64_t> accw_;        // AND of the slices a test spans
+  size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
   std::vector<uint32_t> tree_buf_;
 };
@@ -1189,8 +1191,10 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
 void SlurmModel::map_reset(SimTime begin, SimTime end) {
   slices_.clear();
   slices_.push_back({begin, end, kNoIdx});
-  slice_mask_.assign(nn_, 0);
-  for (size_t n = 0; n < nn_; ++n) slice_mask_[n] = avail_[n];
+  nw_ = (nn_ + 63) / 64;
+  slice_mask_.assign(nw_, 0);
+  for (size_t n = 0; n < nn_; ++n)
+    if (avail_[n]) slice_mask_[n >> 6] |= uint64_t{1} << (n & 63);
 }
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
@@ -1204,8 +1208,8 @@ uint32_t SlurmModel::map_split(SimTime t) {
       slices_.push_back({t, s.end, s.next});
       slices_[i].end = t;
       slices_[i].next = k;
-      slice_mask_.resize(slice_mask_.size() + nn_);
-      std::copy_n(slice_mask_.begin() + static_cast<ptrdiff_t>(i * nn_), nn_, slice_mask_.begin() + static_cast<ptrdiff_t>(k * nn_));
+      slice_mask_.resize(slice_mask_.size() + nw_);
+      std::copy_n(slice_mask_.begin() + static_cast<ptrdiff_t>(i * nw_), nw_, slice_mask_.begin() + static_cast<ptrdiff_t>(k * nw_));
       return k;
     }
   }
@@ -1219,15 +1223,22 @@ void SlurmModel::map_add(SimTime start, SimTime end, std::span<const NodeShare> 
   if (a == kNoIdx) return;
   map_split(end);
   for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
-    for (const auto& s : nodes) slice_mask_[i * nn_ + s.node] = 0;  // whole nodes (spec §2)
+    for (const auto& s : nodes) slice_mask_[i * nw_ + (s.node >> 6)] &= ~(uint64_t{1} << (s.node & 63));  // whole nodes (spec §2)
 }
 
 // ct:_will_run_test: release running jobs in end-time order, in groups ending within a window
 // that starts at 30 s and doubles; the first group after which the job fits gives its start.
 bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
   proj_.resize(nn_);
-  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
-  if (fit(js, proj_)) {
+  // sum: GPUs on usable nodes, a necessary condition checked before the placement (speed).
+  int64_t sum = 0, cap = 0;
+  for (size_t n = 0; n < nn_; ++n) {
+    proj_[n] = mask_[n] ? free_[n] : 0;
+    sum += proj_[n];
+    cap += mask_[n] ? v.cluster.capacity_gpus[n] : 0;
+  }
+  if (cap < js.gpus) return false;  // not even an empty map holds it
+  if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
     start_s = v.now;
     return true;
   }
@@ -1243,7 +1254,7 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
       const bool ins = rk != kNoIdx && rk == jresv_[cur_job_];
       const bool outs = rk != kNoIdx && !ins && resv_overlap_[rk];
       for (const auto& s : end_alloc(v, ends_[k])) {
-        if (mask_[s.node]) proj_[s.node] += s.gpus;
+        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
         if (outs) adj_sub_[s.node] += s.gpus;
         if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
       }
@@ -1251,7 +1262,7 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
       ++removed;
     } while (k < ends_.size() && ends_[k].t <= first + window && removed <= 200);
     window *= 2;
-    if (fit(js, proj_)) {
+    if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
       const SimTime e = ends_[k - 1].t;
       start_s = e <= v.now ? v.now + 1 : e;
       return true;
@@ -1312,19 +1323,21 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     SimTime later_start = 0;
     for (int guard = 0; guard < 10000; ++guard) {
       const SimTime end_time = start_res + test_limit;
-      mask_.resize(nn_);
-      for (size_t n = 0; n < nn_; ++n) mask_[n] = avail_[n] & P.mask[n];
+      accw_.assign(nw_, ~uint64_t{0});
       later_start = 0;
       for (uint32_t i = 0; i != kNoIdx; i = slices_[i].next) {
         const Slice& s = slices_[i];
         if (s.end > start_res && s.next != kNoIdx && later_start == 0) later_start = s.end;
         if (s.end <= start_res) continue;
         if (s.begin <= end_time) {
-          for (size_t n = 0; n < nn_; ++n) mask_[n] &= slice_mask_[i * nn_ + n];
+          for (size_t w = 0; w < nw_; ++w) accw_[w] &= slice_mask_[i * nw_ + w];
         } else {
           break;
         }
       }
+      mask_.resize(nn_);
+      for (size_t n = 0; n < nn_; ++n)
+        mask_[n] = avail_[n] & P.mask[n] & static_cast<uint8_t>((accw_[n >> 6] >> (n & 63)) & 1);
       SimTime wait = kNever;
       if (!resv_prepare(j, start_res, end_time, wait)) {
         if (std::isfinite(wait) && wait > start_res && wait <= v.now + sp.bf_window_s) {
@@ -1368,7 +1381,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       for (uint32_t i = 0; i != kNoIdx && !overlap; i = slices_[i].next) {
         const Slice& s = slices_[i];
         if (s.end <= start_rounded || s.begin >= end_res) continue;
-        for (const auto& sh : shares_) overlap |= slice_mask_[i * nn_ + sh.node] == 0;
+        for (const auto& sh : shares_) overlap |= ((slice_mask_[i * nw_ + (sh.node >> 6)] >> (sh.node & 63)) & 1) == 0;
       }
       if (overlap && t > start_res) {
         start_res = t;
@@ -1432,7 +1445,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     if (run_bf && quiet_bf && order_ == order_bf_) run_bf = false;
   }
   if (run_main || run_bf) {
-    unskip_s_ = kNever;
+    if (run_main) unskip_s_ = kNever;  // the main loop records the conditions again
     for (JobIdx j : order_) considered_[j] = 0;
     if (run_main) main_pass(v, out, full ? SIZE_MAX : static_cast<size_t>(std::max<int64_t>(1, sp.default_queue_depth)));
     if (run_bf) backfill_pass(v, out);
@@ -1454,10 +1467,21 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   // Periodic passes matter only while something runs (resources change by events otherwise;
   // the engine runs a pass at every submit, end and node event). Without this a job that can
   // never start would keep the simulation alive forever.
-  if (!v.running.empty() || !out.items().empty()) {
+  // Once a main and a backfill pass found nothing to do and nothing happened since, the next
+  // periodic passes would be skipped anyway: only an event, a per-job wake-up or a priority
+  // change (usage recalculation) can change the outcome, so the timers rest until then.
+  const bool settled = !event_pass && ev_main_ == events_ && (!sp.backfill || ev_bf_ == events_) && out.items().empty();
+  if ((!v.running.empty() || !out.items().empty()) && !settled) {
     out.wake_at(next_main_s_);
     if (sp.backfill) out.wake_at(next_bf_s_);
+  } else if (settled && !v.running.empty() && cfg_.prio.type == PriorityType::Multifactor) {
+    const SimTime calc = std::max(last_calc_s_ + cfg_.prio.calc_period_s, v.now + 1);
+    out.wake_at(std::max(calc, std::min(next_main_s_, next_bf_s_)));
   }
+  // A time-dependent condition (PreemptExemptTime) expires: the first periodic main pass after
+  // it must run, as in slurmctld.
+  if (settled && std::isfinite(unskip_s_))
+    out.wake_at(std::max(next_main_s_, std::ceil(unskip_s_ / sp.sched_interval_s) * sp.sched_interval_s));
   // Usage decays: a job held by GrpTRESMins may pass at the next usage calculation.
   if (mins_blocked_ && cfg_.prio.decay_half_life_s > 0) wake_special(out, std::max(v.now + 1, last_calc_s_ + cfg_.prio.calc_period_s));
   // A job kept out only by a reservation may start at the window's next boundary.
