@@ -135,7 +135,9 @@ class IdlePool final : public Scheduler {
   }
 
   void on_job_event(const JobEvent& ev, const Snapshot& view) override {
-    if (view.jobs[ev.job].klass != p_.for_class) inner_->on_job_event(ev, view);
+    // Of the interactive jobs only their ends are told: capacity came back, which event-driven
+    // models (kueue's jobs waiting for nodes) need to retry; they never knew the job itself.
+    if (view.jobs[ev.job].klass != p_.for_class || ev.kind == JobEvent::Kind::Ended) inner_->on_job_event(ev, view);
   }
   bool wants_job_events() const override { return inner_->wants_job_events(); }
   std::string_view reason_name(uint16_t code) const override { return inner_->reason_name(code); }
