@@ -383,7 +383,7 @@ std::string verdict_table(const Verdict& v) {
   for (const auto& c : v.criteria) failed += !c.pass;
   out += v.pass() ? fmt::format("verdict: PASS ({} criteria hold)\n", v.criteria.size())
                   : fmt::format("verdict: FAIL ({} of {} criteria fail)\n", failed, v.criteria.size());
-  if (v.infeasible) out += "no configuration can fix it: " + v.infeasible_reason + "\n";
+  if (v.infeasible) out += "infeasible: " + v.infeasible_reason + "\n";
   return out;
 }
 
