@@ -53,6 +53,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   ec.check_invariants = ec.check_invariants || opts.check_invariants;
   Engine engine(sc.workload, sc.cluster, *sched, ec, sc.floors);
   engine.add_node_events(sc.node_events);
+  std::unique_ptr<FabricRuntime> fabric_model;
+  if (sc.fabric.fabric) {
+    fabric_model = std::make_unique<FabricRuntime>(sc.fabric);
+    engine.set_runtime_model(fabric_model.get());
+  }
   engine.run();
 
   const auto& jobs = sc.workload.jobs;
@@ -149,6 +154,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   }
   m["workload"] = sc.workload_report;
   m["scheduler_report"] = sched->report(engine.snapshot());
+  if (fabric_model) m["runtime_model"] = fabric_model->report();
   res.metrics = std::move(m);
 
   if (!opts.render_csv) return res;

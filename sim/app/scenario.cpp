@@ -236,7 +236,9 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 object("failure_model", failure_model_spec(), "random node failures (null = none)"),
                 array_of("capacity_blocks", capacity_block_spec(), "capacity booked ahead for a window"),
                 object("idle_pool", idle_pool_spec(), "held-back idle pool around the scheduler (null = none)"),
-                object("rehearse", rehearse_spec(), "targets of floorsim rehearse")});
+                object("rehearse", rehearse_spec(), "targets of floorsim rehearse"),
+                object("fabric", fabric_coupling_spec(),
+                       "fabric contention stretches communicating jobs' runtimes (null = none)").or_null()});
   s->fields[11].nullable = true;
   s->fields[13].nullable = true;
   s->fields[7].def = json{{"type", "easy_backfill"}};
@@ -558,6 +560,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     sc.node_events.insert(sc.node_events.end(), ev.begin(), ev.end());
   }
   sc.workload_report = report;
+  sc.fabric = load_fabric_coupling(r["fabric"], base_dir, file, sc.workload, sc.cluster);
   sc.resolved = std::move(r);
   return sc;
 }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/app/fabric_coupling.hpp"
 #include "sim/core/cluster.hpp"
 #include "sim/core/config_spec.hpp"
 #include "sim/core/engine.hpp"
@@ -43,6 +44,7 @@ struct Scenario {
   std::vector<Fallback> fallbacks;
   json workload_report;       // trace reader report and adjustments
   uint64_t seed = 1;
+  FabricCoupling fabric;      // empty unless the scenario has a "fabric" block
 };
 
 // Parses, validates and loads (reads traces). Throws InputError naming the file and JSON

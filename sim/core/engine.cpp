@@ -37,6 +37,11 @@ void Engine::add_node_events(std::vector<NodeEvent> events) {
   }
 }
 
+void Engine::set_runtime_model(RuntimeModel* m) {
+  runtime_model_ = m;
+  stretch_.assign(m ? wl_.jobs.size() : 0, 1.0);
+}
+
 void Engine::push(SimTime t, EventKind k, uint32_t a, uint32_t b) { events_.push({t, k, seq_++, a, b}); }
 
 Snapshot Engine::snapshot() const {
@@ -108,7 +113,7 @@ void Engine::handle(const Event& ev) {
     case EventKind::End: {
       JobRun& r = runs_[ev.a];
       if (r.state != JobState::Running || r.epoch != ev.b) return;  // stale: preempted or killed
-      const SimTime remaining = wl_.jobs[ev.a].runtime_s - r.work_done_s;
+      const SimTime remaining = (wl_.jobs[ev.a].runtime_s - r.work_done_s) * stretch(ev.a);
       const bool killed = r.planned_end_s - r.start_s < remaining;
       finish_job(ev.a, killed ? JobState::TimedOut : JobState::Completed);
       break;
@@ -282,9 +287,10 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   r.suspended = false;
   const SimTime limit = limit_override_s > 0 ? std::max(js.time_limit_s, limit_override_s) : js.time_limit_s;
   r.limit_end_s = now_ + js.time_limit_s;
-  const SimTime remaining = std::max<SimTime>(0, js.runtime_s - r.work_done_s);
-  r.planned_end_s = now_ + (cfg_.enforce_time_limit ? std::min(remaining, limit) : remaining);
   running_.push_back(j);
+  if (runtime_model_) stretch_[j] = std::max(1e-9, runtime_model_->stretch(j, placement, snapshot()));
+  const SimTime remaining = std::max<SimTime>(0, js.runtime_s - r.work_done_s) * stretch(j);
+  r.planned_end_s = now_ + (cfg_.enforce_time_limit ? std::min(remaining, limit) : remaining);
   ++stats_.starts;
   ledger_.add_alloc(js.klass, js.gpus);
   push(r.planned_end_s, EventKind::End, j, r.epoch);
@@ -302,7 +308,7 @@ void Engine::stop_job(JobIdx j, StopKind how, JobIdx by) {
   ledger_.add_alloc(js.klass, -js.gpus);
   const SimTime elapsed = now_ - r.start_s;
   r.alloc_gpu_s += elapsed * js.gpus;
-  const SimTime progress = r.work_done_s + elapsed;
+  const SimTime progress = r.work_done_s + elapsed / stretch(j);  // work, not wall time
   r.stop_s = -1;
   if (how == StopKind::Suspend) {
     r.work_done_s = progress;  // suspended jobs keep their memory state: nothing is lost
@@ -316,7 +322,7 @@ void Engine::stop_job(JobIdx j, StopKind how, JobIdx by) {
   const SimTime saved = js.checkpoint_interval_s > 0
                             ? std::floor(progress / js.checkpoint_interval_s) * js.checkpoint_interval_s
                             : 0;
-  r.lost_gpu_s += (progress - saved) * js.gpus;
+  r.lost_gpu_s += (progress - saved) * stretch(j) * js.gpus;  // wall GPU-seconds
   r.work_done_s = saved;
   if (how == StopKind::Cancel || (how == StopKind::NodeFail && !js.requeueable)) {
     ledger_.add_demand(js.klass, -js.gpus);

@@ -19,6 +19,7 @@
 #include "sim/core/cluster.hpp"
 #include "sim/core/job_state.hpp"
 #include "sim/core/metrics.hpp"
+#include "sim/core/runtime_model.hpp"
 #include "sim/core/scheduler_api.hpp"
 #include "sim/core/types.hpp"
 
@@ -56,6 +57,8 @@ class Engine {
          EngineConfig config, std::vector<int32_t> floors = {});
 
   void add_node_events(std::vector<NodeEvent> events);  // before run()
+  // Optional: stretches runtimes at start (fabric contention). Not owned; before run().
+  void set_runtime_model(RuntimeModel* m);
   void run();
 
   const std::vector<JobRun>& runs() const { return runs_; }
@@ -131,6 +134,9 @@ class Engine {
   bool notify_ = true;  // scheduler wants on_job_event
 
   Decisions decisions_;
+  RuntimeModel* runtime_model_ = nullptr;
+  std::vector<double> stretch_;  // by JobIdx, only with a runtime model: wall s per work s
+  double stretch(JobIdx j) const { return stretch_.empty() ? 1.0 : stretch_[j]; }
   ClassLedger ledger_;
   EngineStats stats_;
 };
