@@ -113,9 +113,8 @@ void Engine::handle(const Event& ev) {
     case EventKind::End: {
       JobRun& r = runs_[ev.a];
       if (r.state != JobState::Running || r.epoch != ev.b) return;  // stale: preempted or killed
-      const SimTime remaining = (wl_.jobs[ev.a].runtime_s - r.work_done_s) * stretch(ev.a);
-      const bool killed = r.planned_end_s - r.start_s < remaining;
-      finish_job(ev.a, killed ? JobState::TimedOut : JobState::Completed);
+      // Decided at start, not recomputed here: end - start can round below the runtime.
+      finish_job(ev.a, r.ends_by_limit ? JobState::TimedOut : JobState::Completed);
       break;
     }
     case EventKind::Stop: {
@@ -290,7 +289,8 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   running_.push_back(j);
   if (runtime_model_) stretch_[j] = std::max(1e-9, runtime_model_->stretch(j, placement, snapshot()));
   const SimTime remaining = std::max<SimTime>(0, js.runtime_s - r.work_done_s) * stretch(j);
-  r.planned_end_s = now_ + (cfg_.enforce_time_limit ? std::min(remaining, limit) : remaining);
+  r.ends_by_limit = cfg_.enforce_time_limit && limit < remaining;
+  r.planned_end_s = now_ + (r.ends_by_limit ? limit : remaining);
   ++stats_.starts;
   ledger_.add_alloc(js.klass, js.gpus);
   push(r.planned_end_s, EventKind::End, j, r.epoch);

@@ -50,6 +50,7 @@ struct JobRun {
                                      // preempted earlier (cascading preemption)
   bool suspended = false;         // pending because it was suspended, not queued
   uint8_t stop_how = 0;           // engine-private: what a delayed preemption will do
+  bool ends_by_limit = false;     // the planned end is a time-limit kill (decided at start)
   JobState state = JobState::Pending;
 };
 

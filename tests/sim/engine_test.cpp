@@ -226,3 +226,15 @@ TEST_CASE("hostlist compresses and expands node names", "[cluster]") {
   CHECK(expand_hostlist("cpn-q06-04-[01-02]") == std::vector<std::string>{"cpn-q06-04-01", "cpn-q06-04-02"});
   CHECK_THROWS(expand_hostlist("n[1-"));
 }
+
+TEST_CASE("a job that runs to completion is never TIMEOUT through rounding", "[engine]") {
+  // Fractional start times: start + runtime - start need not equal runtime in floating point.
+  Workload w;
+  JobBuilder b{w};
+  for (int i = 0; i < 200; ++i) b.add(i, 0.1 * i + 1e-7 * i * i, 0.3 + 0.01 * i, 1, kNever);
+  auto cl = uniform_cluster("n", 1, 1);
+  auto s = baseline::make_fifo();
+  Engine e(w, cl, *s, EngineConfig{});
+  e.run();
+  for (const auto& r : e.runs()) CHECK(r.state == JobState::Completed);
+}
