@@ -82,10 +82,7 @@ VarResult monte_carlo_var(const VarPortfolio& pf, uint64_t paths, uint64_t seed)
             thrust::raw_pointer_cast(d_loss.data())};
   thrust::for_each(thrust::device, thrust::counting_iterator<uint64_t>(0), thrust::counting_iterator<uint64_t>(paths),
                    op);
-  // Sort through raw pointers: Thrust 1.17's sequential radix sort on device_ptr iterators
-  // binds a reference to a null execution policy (UBSan reports it in the OMP build).
-  double* loss_begin = thrust::raw_pointer_cast(d_loss.data());
-  thrust::sort(thrust::device, loss_begin, loss_begin + paths);
+  thrust::sort(thrust::device, d_loss.begin(), d_loss.end());
   std::vector<double> loss(paths);
   thrust::copy(d_loss.begin(), d_loss.end(), loss.begin());
   const auto t1 = std::chrono::steady_clock::now();
