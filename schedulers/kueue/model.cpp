@@ -78,6 +78,18 @@ bool fits_in_quota(const QuotaTree& t, NodeId n, const Usage& u, Usage* remainin
 
 // ---- classical preemption (spec §6) ----
 
+void Preemption::sort_candidates(const AdmittedSet& adm) {
+  std::sort(cands_.begin(), cands_.end(), [&](const Cand& x, const Cand& y) {
+    const Admitted& a = adm[x.slot];
+    const Admitted& b = adm[y.slot];
+    if (a.evicted != b.evicted) return a.evicted;
+    if (x.list != y.list) return x.list < y.list;
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.reserved_s != b.reserved_s) return a.reserved_s > b.reserved_s;
+    return a.uid < b.uid;
+  });
+}
+
 void Preemption::classify_push(const Model& m, const AdmittedSet& adm, const Preemptor& in, uint32_t slot,
                                NodeId lca, bool advantage) {
   const Admitted& c = adm[slot];
@@ -206,17 +218,7 @@ void Preemption::classical_targets(const Model& m, QuotaTree& tree, const Admitt
     if (c.list == 0) any_hier = true;
     if (c.list != 2) any_other = true;
   }
-  // CandidatesOrdering: evicted first; lists (hierarchy, priority, same CQ); lower priority;
-  // newer reservation; uid.
-  std::sort(cands_.begin(), cands_.end(), [&](const Cand& x, const Cand& y) {
-    const Admitted& a = adm[x.slot];
-    const Admitted& b = adm[y.slot];
-    if (a.evicted != b.evicted) return a.evicted;
-    if (x.list != y.list) return x.list < y.list;
-    if (a.priority != b.priority) return a.priority < b.priority;
-    if (a.reserved_s != b.reserved_s) return a.reserved_s > b.reserved_s;
-    return a.uid < b.uid;
-  });
+  sort_candidates(adm);
   // Attempts (spec §6): [borrow] / [no borrow, borrow] / [borrow, no borrow].
   const bool bwc_forbidden = !pc.borrow_within_cohort;
   bool under_nominal = true;  // queueUnderNominalInResourcesNeedingPreemption
@@ -345,15 +347,7 @@ void Preemption::fair_targets(const Model& m, QuotaTree& tree, const AdmittedSet
       for (uint32_t s : adm.in_cq(q))
         if ((adm[s].usage.mask() & in.need) && satisfies_policy(pc.reclaim, in, adm[s])) cands_.push_back({s, kNoNode, 1, false});
     }
-  std::sort(cands_.begin(), cands_.end(), [&](const Cand& x, const Cand& y) {
-    const Admitted& a = adm[x.slot];
-    const Admitted& b = adm[y.slot];
-    if (a.evicted != b.evicted) return a.evicted;
-    if (x.list != y.list) return x.list < y.list;
-    if (a.priority != b.priority) return a.priority < b.priority;
-    if (a.reserved_s != b.reserved_s) return a.reserved_s > b.reserved_s;
-    return a.uid < b.uid;
-  });
+  sort_candidates(adm);
   // Rank = position in candidate order; per-CQ queues hold ranks so ties compare by order.
   const int N = tree.size();
   fs_queues_.assign(N, {});

@@ -151,6 +151,9 @@ class Preemption {
     uint8_t list;  // 0 hierarchical advantage, 1 priority-decided, 2 same CQ
     bool only_without_borrowing;
   };
+  // CandidatesOrdering (spec §6, PR/common/ordering.go), the one place it is spelled out:
+  // evicted first; candidate list; lower priority; newer reservation; uid.
+  void sort_candidates(const AdmittedSet& adm);
   void collect_subtree(const Model& m, const QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in,
                        NodeId cur, NodeId lca, NodeId skip, bool advantage);
   void classify_push(const Model& m, const AdmittedSet& adm, const Preemptor& in, uint32_t slot, NodeId lca,
