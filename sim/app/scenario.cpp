@@ -210,11 +210,9 @@ std::shared_ptr<const ObjectSpec> rehearse_spec() {
 
 std::shared_ptr<const ObjectSpec> workload_spec() {
   auto s = obj("workload", "the jobs: a trace, inline jobs, or both",
-               {object("trace", trace_spec(), "trace to replay"),
+               {object("trace", trace_spec(), "trace to replay").or_null(),
                 array_of("jobs", job_spec(), "jobs given inline"),
-                object("synthetic", synthetic_spec(), "synthetic quant classes (null = none)")});
-  s->fields[0].nullable = true;
-  s->fields[2].nullable = true;
+                object("synthetic", synthetic_spec(), "synthetic quant classes (null = none)").or_null()});
   return s;
 }
 
@@ -229,19 +227,17 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 object("workload", workload_spec(), "the jobs"),
                 map_of("classes", class_spec(), "workload classes by name, with their floors"),
                 object("class_rule", class_rule_spec(), "how jobs map to classes"),
-                any("scheduler", "the scheduler model: {\"type\": one of the models, ...its parameters}"),
+                any("scheduler", "the scheduler model: {\"type\": one of the models, ...its parameters}")
+                    .with_default(json{{"type", "easy_backfill"}}),
                 object("engine", engine_spec(), "engine settings"),
                 array_of("failures", failure_spec(), "node failures"),
                 object("output", output_spec(), "output files"),
-                object("failure_model", failure_model_spec(), "random node failures (null = none)"),
+                object("failure_model", failure_model_spec(), "random node failures (null = none)").or_null(),
                 array_of("capacity_blocks", capacity_block_spec(), "capacity booked ahead for a window"),
-                object("idle_pool", idle_pool_spec(), "held-back idle pool around the scheduler (null = none)"),
+                object("idle_pool", idle_pool_spec(), "held-back idle pool around the scheduler (null = none)").or_null(),
                 object("rehearse", rehearse_spec(), "targets of floorsim rehearse"),
                 object("fabric", fabric_coupling_spec(),
                        "fabric contention stretches communicating jobs' runtimes (null = none)").or_null()});
-  s->fields[11].nullable = true;
-  s->fields[13].nullable = true;
-  s->fields[7].def = json{{"type", "easy_backfill"}};
   return s;
 }
 

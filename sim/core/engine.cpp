@@ -120,7 +120,7 @@ void Engine::handle(const Event& ev) {
     case EventKind::Stop: {
       JobRun& r = runs_[ev.a];
       if (r.state != JobState::Running || r.epoch != ev.b) return;
-      stop_job(ev.a, static_cast<StopKind>(r.stop_how), kNoJob);
+      stop_job(ev.a, static_cast<StopKind>(r.stop_how));
       break;
     }
     case EventKind::Node:
@@ -244,7 +244,7 @@ void Engine::apply(const Decisions& d) {
       r.stop_how = static_cast<uint8_t>(how);
       push(r.stop_s, EventKind::Stop, it.job, r.epoch);
     } else {
-      stop_job(it.job, how, it.by);
+      stop_job(it.job, how);
     }
   }
   compact_pending();
@@ -297,7 +297,7 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   notify(JobEvent::Kind::Started, j, JobState::Running);
 }
 
-void Engine::stop_job(JobIdx j, StopKind how, JobIdx by) {
+void Engine::stop_job(JobIdx j, StopKind how) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
   for (const auto& s : final_allocation(j)) {
@@ -341,7 +341,6 @@ void Engine::stop_job(JobIdx j, StopKind how, JobIdx by) {
   if (cfg_.requeue_delay_s > 0 && pending_wakes_.insert(r.eligible_s).second) push(r.eligible_s, EventKind::Wake, 0);
   notify(JobEvent::Kind::Requeued, j);
   need_pass_ = true;
-  (void)by;
 }
 
 void Engine::finish_job(JobIdx j, JobState s) {
@@ -381,7 +380,7 @@ void Engine::node_event(const NodeEvent& ne) {
     for (JobIdx j : running_)
       for (const auto& s : final_allocation(j))
         if (s.node == n) victims.push_back(j);
-    for (JobIdx j : victims) stop_job(j, StopKind::NodeFail, kNoJob);
+    for (JobIdx j : victims) stop_job(j, StopKind::NodeFail);
     node_up_[n] = 0;
     total_free_ -= free_gpus_[n];
     total_up_ -= cluster_.node_gpus[n];

@@ -95,7 +95,7 @@ class Engine {
   void start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s);
   // Stops a running job: frees GPUs, accounts work; then requeues, cancels or suspends it.
   enum class StopKind { Requeue, Cancel, Suspend, NodeFail };
-  void stop_job(JobIdx j, StopKind how, JobIdx by);
+  void stop_job(JobIdx j, StopKind how);
   void finish_job(JobIdx j, JobState s);
   void enqueue(JobIdx j);
   void remove_pending(JobIdx j);
