@@ -121,31 +121,6 @@ std::shared_ptr<const cfg::ObjectSpec> job_spec() {
   return s;
 }
 
-std::shared_ptr<const cfg::ObjectSpec> failure_spec() {
-  auto sw = std::make_shared<cfg::ObjectSpec>();
-  sw->name = "switch failure";
-  sw->fields = {cfg::integer("level", nullptr, "switch level (1 = leaf/edge, h = top)").at_least(1).must(),
-                cfg::integer("index", nullptr, "switch index within its level").at_least(0).must()};
-  auto ln = std::make_shared<cfg::ObjectSpec>();
-  ln->name = "link failure";
-  ln->fields = {cfg::integer("tier", nullptr, "tier (0 = host links)").at_least(0).must(),
-                cfg::integer("lower", nullptr, "index of the lower node within its level").at_least(0).must(),
-                cfg::integer("port", nullptr, "its up-port (parent * p + parallel link)").at_least(0).must()};
-  auto s = std::make_shared<cfg::ObjectSpec>();
-  s->name = "failure";
-  s->doc = "exactly one of switch, link, pod";
-  s->fields = {
-      cfg::object("switch", sw, "a lost switch (aggregation, spine, core, ...)").or_null(),
-      cfg::object("link", ln, "a lost cable (both directions)").or_null(),
-      cfg::integer("pod", nullptr, "a lost top-level subtree (k-ary: pod)").at_least(0).or_null(),
-  };
-  s->check = [](const json& r, const std::string& p, const std::string& file) {
-    int n = !r["switch"].is_null() + !r["link"].is_null() + !r["pod"].is_null();
-    if (n != 1) cfg::fail(file, p, "give exactly one of \"switch\", \"link\", \"pod\"");
-  };
-  return s;
-}
-
 std::shared_ptr<const cfg::ObjectSpec> degraded_spec() {
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "degraded case";
@@ -302,6 +277,45 @@ std::vector<uint32_t> int_list(const json& a) {
 
 }  // namespace
 
+std::shared_ptr<const cfg::ObjectSpec> failure_spec() {
+  auto sw = std::make_shared<cfg::ObjectSpec>();
+  sw->name = "switch failure";
+  sw->fields = {cfg::integer("level", nullptr, "switch level (1 = leaf/edge, h = top)").at_least(1).must(),
+                cfg::integer("index", nullptr, "switch index within its level").at_least(0).must()};
+  auto ln = std::make_shared<cfg::ObjectSpec>();
+  ln->name = "link failure";
+  ln->fields = {cfg::integer("tier", nullptr, "tier (0 = host links)").at_least(0).must(),
+                cfg::integer("lower", nullptr, "index of the lower node within its level").at_least(0).must(),
+                cfg::integer("port", nullptr, "its up-port (parent * p + parallel link)").at_least(0).must()};
+  auto s = std::make_shared<cfg::ObjectSpec>();
+  s->name = "failure";
+  s->doc = "exactly one of switch, link, pod";
+  s->fields = {
+      cfg::object("switch", sw, "a lost switch (aggregation, spine, core, ...)").or_null(),
+      cfg::object("link", ln, "a lost cable (both directions)").or_null(),
+      cfg::integer("pod", nullptr, "a lost top-level subtree (k-ary: pod)").at_least(0).or_null(),
+  };
+  s->check = [](const json& r, const std::string& p, const std::string& file) {
+    int n = !r["switch"].is_null() + !r["link"].is_null() + !r["pod"].is_null();
+    if (n != 1) cfg::fail(file, p, "give exactly one of \"switch\", \"link\", \"pod\"");
+  };
+  return s;
+}
+
+
+void apply_failure(const Topology& t, FailureSet& f, const json& fj, const std::string& pointer, const std::string& file) {
+  try {
+    if (!fj["switch"].is_null())
+      fail_switch(t, f, fj["switch"]["level"].get<uint32_t>(), fj["switch"]["index"].get<uint64_t>());
+    else if (!fj["link"].is_null())
+      fail_link(t, f, fj["link"]["tier"].get<uint32_t>(), fj["link"]["lower"].get<uint64_t>(), fj["link"]["port"].get<uint32_t>());
+    else
+      fail_pod(t, f, fj["pod"].get<uint64_t>());
+  } catch (const std::invalid_argument& ex) {
+    cfg::fail(file, pointer, std::string(ex.what()) + "; expected a switch, link or pod of this topology");
+  }
+}
+
 std::shared_ptr<const cfg::ObjectSpec> fabric_scenario_spec() { return root_spec(); }
 
 FabricScenario parse_fabric_scenario(const json& doc, const std::string& file) {
@@ -393,18 +407,7 @@ FabricScenario parse_fabric_scenario(const json& doc, const std::string& file) {
       d.name = e["name"].get<std::string>();
       for (size_t k = 0; k < e["fail"].size(); ++k) {
         const json& fj = e["fail"][k];
-        const std::string p = cfg::child(cfg::child(cfg::child("/degraded", i), "fail"), k);
-        try {
-          if (!fj["switch"].is_null())
-            fail_switch(s.topology, d.failures, fj["switch"]["level"].get<uint32_t>(), fj["switch"]["index"].get<uint64_t>());
-          else if (!fj["link"].is_null())
-            fail_link(s.topology, d.failures, fj["link"]["tier"].get<uint32_t>(), fj["link"]["lower"].get<uint64_t>(),
-                      fj["link"]["port"].get<uint32_t>());
-          else
-            fail_pod(s.topology, d.failures, fj["pod"].get<uint64_t>());
-        } catch (const std::invalid_argument& ex) {
-          cfg::fail(file, p, std::string(ex.what()) + "; expected a switch, link or pod of this topology");
-        }
+        apply_failure(s.topology, d.failures, fj, cfg::child(cfg::child(cfg::child("/degraded", i), "fail"), k), file);
       }
       s.degraded.push_back(std::move(d));
     }

@@ -23,6 +23,13 @@ namespace floorsim::fabric {
 
 // The declarative format (for validation, `--help` and a JSON Schema). Built on each call.
 std::shared_ptr<const cfg::ObjectSpec> fabric_scenario_spec();
+// One failure ({"switch": {level, index}} | {"link": {tier, lower, port}} | {"pod": n}), the
+// format of a degraded case's "fail" entries and of a scenario's timed fabric failures.
+std::shared_ptr<const cfg::ObjectSpec> failure_spec();
+// Adds a resolved failure entry to `f`; throws InputError naming file and pointer when the
+// topology has no such element.
+void apply_failure(const Topology& t, FailureSet& f, const nlohmann::json& entry, const std::string& pointer,
+                   const std::string& file);
 
 struct NamedTraffic {
   std::string name;

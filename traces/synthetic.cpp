@@ -3,7 +3,40 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "traces/parse_util.hpp"
+
 namespace floorsim::traces {
+
+std::vector<RatePiece> read_rate_profile(const std::string& path, std::string_view text) {
+  detail::CsvReader rd(path, text);
+  std::vector<std::string_view> f;
+  if (!rd.next(f)) detail::fail(path, 1, "empty rate file; expected a header with time_s,rate_per_s");
+  detail::Header h;
+  for (auto v : f) h.names.emplace_back(detail::trim(v));
+  const int ct = h.need("time_s", path, rd.line()), cr = h.need("rate_per_s", path, rd.line());
+  std::vector<RatePiece> out;
+  while (rd.next(f)) {
+    if (static_cast<int>(f.size()) <= std::max(ct, cr))
+      detail::fail(path, rd.line(), fmt::format("{} fields; expected at least {}", f.size(), std::max(ct, cr) + 1));
+    const auto t = detail::to_double(f[ct]);
+    const auto r = detail::to_double(f[cr]);
+    if (!t || !std::isfinite(*t) || *t < 0)
+      detail::fail(path, rd.line(), fmt::format("time_s \"{}\"; expected a finite number of seconds >= 0", f[ct]));
+    if (!r || !std::isfinite(*r) || *r < 0)
+      detail::fail(path, rd.line(), fmt::format("rate_per_s \"{}\"; expected a finite rate >= 0", f[cr]));
+    if (!out.empty() && *t <= out.back().from_s)
+      detail::fail(path, rd.line(), fmt::format("time_s {} is not after the previous row's {}; expected increasing times",
+                                                detail::fmt_num(*t), detail::fmt_num(out.back().from_s)));
+    if (!out.empty()) out.back().to_s = *t;
+    out.push_back({*t, kNever, *r});
+  }
+  if (out.empty()) detail::fail(path, rd.line() + 1, "no rows; expected time_s,rate_per_s rows after the header");
+  out.push_back({-kNever, kNever, 0.0});
+  return out;
+}
+
 
 namespace {
 

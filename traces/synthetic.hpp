@@ -75,6 +75,14 @@ struct GeneratedClass {
 // and returns one summary per class. Job order in `w` is not sorted here.
 std::vector<GeneratedClass> generate(const SyntheticSpec& spec, int64_t first_id, Workload& w);
 
+// A replayed arrival rate (a stream's "rate_file"): CSV with a header naming time_s and
+// rate_per_s; each row's rate holds from its time until the next row's (the last row until the
+// stream's end). Rows must have strictly increasing times and finite rates >= 0. Returns the
+// profile that makes a stream with base rate 1/s follow it: one piece per row, then a catch-all
+// zero piece (first match wins), so no arrival falls outside the recorded span. Throws
+// InputError(path, line, ...) on bad input.
+std::vector<RatePiece> read_rate_profile(const std::string& path, std::string_view text);
+
 // Scaled job count: round(n x m) with halves rounded up, never negative.
 int32_t scaled_count(int32_t n, double m);
 

@@ -10,7 +10,7 @@
 // The interactive class is placed by the controller alone (first fit on any free GPUs, the pool
 // included, after the inner model's starts); the inner model never sees those jobs or their
 // events (except their ends, so that event-driven models such as kueue retry jobs waiting for
-// nodes), so a stateful model cannot admit one a second time. Tested with the baselines. Known
+// nodes), so a stateful model cannot admit one a second time. Tested around every model. Known
 // limit: with kueue, batch workloads parked as NoNodes while the pool is masked can stay parked
 // (seen on a 2-node cluster with a 1-node pool); kueue is not told when masked capacity returns.
 // mode "on_demand": scheduler-driven preemption for comparison: nothing is held; when an

@@ -146,8 +146,14 @@ std::shared_ptr<const ObjectSpec> generator_spec() {
                 number("runtime_jitter", 0.0, "runtime uniform in runtime_s x [1 - j, 1 + j]").at_least(0).at_most(0.99),
                 number("time_limit_factor", 1.5, "requested time limit = runtime x this").at_least(1).at_most(1000),
                 number("rate_per_s", 0.0, "stream: base arrival rate (before the multiplier)").at_least(0).in_unit("1/s"),
-                array_of("profile", rate_piece_spec(), "stream: rate multipliers by window (first match wins)")});
+                array_of("profile", rate_piece_spec(), "stream: rate multipliers by window (first match wins)"),
+                string("rate_file", "", "stream: replayed arrival rate, CSV time_s,rate_per_s (piecewise constant; relative to the scenario); replaces rate_per_s and profile")});
   s->check = [](const json& r, const std::string& ptr, const std::string& file) {
+    if (!r["rate_file"].get<std::string>().empty()) {
+      if (r["kind"] != "stream") fail(file, child(ptr, "rate_file"), "only a stream has a replayed rate; expected kind \"stream\"");
+      if (r["rate_per_s"].get<double>() != 0 || (r.contains("profile") && !r["profile"].empty()))
+        fail(file, child(ptr, "rate_file"), "a replayed rate replaces rate_per_s and profile; expected only one of them");
+    }
     if (r["kind"] == "stream" && (r["end_s"].is_null() || r["end_s"].get<double>() <= r["start_s"].get<double>()))
       fail(file, child(ptr, "end_s"), "a stream needs end_s after start_s; expected a number > start_s");
   };
@@ -421,6 +427,13 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
       c.rate_per_s = g["rate_per_s"];
       if (g.contains("profile"))
         for (const auto& p : g["profile"]) c.profile.push_back({p["from_s"], p["to_s"], p["multiplier"]});
+      if (const std::string rf = g["rate_file"]; !rf.empty()) {
+        fs::path p = rf;
+        if (p.is_relative()) p = fs::path(base_dir) / p;
+        const std::string path = p.lexically_normal().string();
+        c.rate_per_s = 1;  // the file's rates are the multipliers of a 1/s base
+        c.profile = traces::read_rate_profile(path, io::read_file(path));
+      }
       spec.classes.push_back(std::move(c));
     }
     int64_t first_id = 1;

@@ -14,20 +14,26 @@ namespace floorsim::cli {
 int verb_size(const Args& args) {
   namespace fs = std::filesystem;
   po::options_description opts;
-  std::string input, json_out;
+  std::string input, json_out, base_dir;
   opts.add_options()("input", po::value(&input)->required(), "scenario JSON (run first) or a run output directory")
-      ("json", po::value(&json_out)->default_value(""), "also write the sizing as JSON to this file (empty = none)");
+      ("json", po::value(&json_out)->default_value(""), "also write the sizing as JSON to this file (empty = none)")
+      ("base-dir", po::value(&base_dir)->default_value(""),
+       "with a run directory: where the run's relative paths (trace, configs) resolve, i.e. the original "
+       "scenario's directory (empty = the current directory)");
   po::positional_options_description pos;
   pos.add("input", 1);
   po::variables_map vm;
-  if (!parse(args, "size", "SCENARIO.json|RUN_DIR [--json FILE]", opts, pos, vm)) return kExitOk;
+  if (!parse(args, "size", "SCENARIO.json|RUN_DIR [--json FILE] [--base-dir DIR]", opts, pos, vm)) return kExitOk;
   app::Scenario sc;
   std::string timeline, tfile;
   SimTime end_s = 0;
   if (fs::is_directory(input)) {
     const std::string resolved = (fs::path(input) / "scenario.resolved.json").string();
     tfile = (fs::path(input) / "timeline.csv").string();
-    sc = app::load_scenario(app::parse_json_text(io::read_file(resolved), resolved), resolved, ".");
+    // scenario.resolved.json keeps the paths as written, relative to the original scenario file,
+    // which a run directory does not record: --base-dir names it.
+    sc = app::load_scenario(app::parse_json_text(io::read_file(resolved), resolved), resolved,
+                            base_dir.empty() ? "." : base_dir);
     timeline = io::read_file(tfile);
     const std::string metrics = (fs::path(input) / "metrics.json").string();
     const auto m = app::parse_json_text(io::read_file(metrics), metrics);

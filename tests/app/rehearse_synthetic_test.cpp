@@ -180,3 +180,51 @@ TEST_CASE("reduced-set fallback: grid shards not started by fallback_at_s are dr
   auto full = app::run_scenario(app::load_scenario(doc, "s.json", "."));
   CHECK(full.metrics["jobs_by_state"]["COMPLETED"] == 8);
 }
+
+TEST_CASE("a replayed rate file drives a stream's arrivals", "[synthetic][rate_file]") {
+  // 0/s before 1000, 0.05/s in [1000, 2000), 0.005/s in [2000, 4000), nothing after the last
+  // row's end (the stream's end_s) and nothing before the first row.
+  const auto prof = traces::read_rate_profile("r.csv", "time_s,rate_per_s\n0,0\n1000,0.05\n2000,0.005\n");
+  REQUIRE(prof.size() == 4);
+  CHECK(prof[1].from_s == 1000);
+  CHECK(prof[1].to_s == 2000);
+  CHECK(prof[2].to_s == kNever);
+  traces::SyntheticSpec s;
+  s.seed = 11;
+  traces::ClassGen c;
+  c.name = "intraday";
+  c.kind = traces::GenKind::Stream;
+  c.start_s = 0;
+  c.end_s = 4000;
+  c.rate_per_s = 1;
+  c.profile = prof;
+  s.classes = {c};
+  Workload w;
+  traces::generate(s, 1, w);
+  size_t peak = 0, tail = 0;
+  for (const auto& j : w.jobs) {
+    REQUIRE(j.submit_s >= 1000);
+    REQUIRE(j.submit_s < 4000);
+    (j.submit_s < 2000 ? peak : tail)++;
+  }
+  // Expected 50 and 10 (Poisson): the peak hour holds most requests.
+  CHECK(peak >= 30);
+  CHECK(peak <= 70);
+  CHECK(tail <= 25);
+  CHECK(peak > 2 * tail);
+  // Load growth scales the replayed rate like any stream.
+  s.load_multiplier = 2;
+  Workload w2;
+  traces::generate(s, 1, w2);
+  CHECK(w2.jobs.size() > w.jobs.size() * 3 / 2);
+}
+
+TEST_CASE("a bad rate file names the file and line", "[synthetic][rate_file]") {
+  CHECK_THROWS_WITH(traces::read_rate_profile("r.csv", "time_s,rate_per_s\n0,1\n0,2\n"),
+                    Catch::StartsWith("r.csv:3: time_s 0 is not after"));
+  CHECK_THROWS_WITH(traces::read_rate_profile("r.csv", "time_s,rate_per_s\n0,-1\n"), Catch::StartsWith("r.csv:2: rate_per_s"));
+  CHECK_THROWS_WITH(traces::read_rate_profile("r.csv", "time_s,rate_per_s\n0,nan\n"), Catch::StartsWith("r.csv:2: rate_per_s"));
+  CHECK_THROWS_WITH(traces::read_rate_profile("r.csv", "when,rate_per_s\n0,1\n"), Catch::StartsWith("r.csv:1:"));
+  CHECK_THROWS_WITH(traces::read_rate_profile("r.csv", ""), Catch::StartsWith("r.csv:1: empty rate file"));
+  CHECK_THROWS_WITH(traces::read_rate_profile("r.csv", "time_s,rate_per_s\n"), Catch::Contains("no rows"));
+}
