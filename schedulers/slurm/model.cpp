@@ -1,6 +1,9 @@
 // The slurm model's scheduling passes. See slurm.hpp; rules cite ../shared/spec/slurm-model.md.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
 
@@ -30,6 +33,15 @@ constexpr int kTres = 3;  // 0 gpu, 1 node, 2 cpu
 constexpr SimTime kYear_s = 365.0 * 86400;
 constexpr uint32_t kNoIdx = UINT32_MAX;
 
+// kSpread[b]: the 8 bits of b as 8 bytes of 0/1, lowest bit in the first byte (little endian).
+constexpr auto kSpread = [] {
+  std::array<uint64_t, 256> t{};
+  for (uint64_t b = 0; b < 256; ++b)
+    for (uint64_t i = 0; i < 8; ++i)
+      if ((b >> i) & 1) t[b] |= uint64_t{1} << (8 * i);
+  return t;
+}();
+
 struct PartRt {
   std::string name;
   std::vector<uint8_t> mask;  // by node
@@ -57,8 +69,12 @@ struct AssocRt {
   uint32_t default_qos = kNoIdx;
   std::vector<uint32_t> children;
   double usage = 0;     // decayed billable GPU-seconds of the whole subtree (users add up)
-  double fs = 1.0;      // fair-share factor (users)
-  double usage_efctv = 0;
+  // Derived from the usages on demand (SlurmModel::ensure_fs), hence mutable.
+  mutable double fs = 1.0;      // fair-share factor (users)
+  mutable double usage_efctv = 0;
+  mutable double lf = 0;                     // Fair Tree level fairshare
+  mutable std::vector<uint32_t> ft_order;    // children by LF, as last sorted (nearly sorted next time)
+  uint32_t name_rank = 0;                    // rank of the name among all names (ties by name)
 };
 
 // A reservation (spec §6) as reserved GPUs per node: whole-node ones (Nodes=, NodeCnt=) reserve
@@ -145,6 +161,7 @@ class SlurmModel final : public Scheduler {
     }
     j["reservations"] = rs;
     nlohmann::json fs = nlohmann::json::object();
+    ensure_fs();
     for (const auto& a : assoc_)
       if (a.is_user) fs[a.name + "@" + (a.parent == kNoIdx ? "" : assoc_[a.parent].name)] = a.fs;
     j["fairshare"] = fs;
@@ -196,13 +213,21 @@ class SlurmModel final : public Scheduler {
     }
   }
   void recalc_usage(const Snapshot& v);
-  void fairshare();
-  void fair_tree_rank(uint32_t a, double& rank);
+  // Fair-share factors are a pure function of the usages, so they are recomputed only when a
+  // priority (or the report) needs them after the usages changed.
+  void ensure_fs() const {
+    if (!fs_dirty_) return;
+    fairshare();
+    fs_dirty_ = false;
+  }
+  void fairshare() const;
+  void fair_tree_rank(uint32_t a, double& rank) const;
   double priority(const Snapshot& v, JobIdx j) const;
 
   // ---- pass helpers ----
   void count_running(const Snapshot& v);
   void charge(JobIdx j, const JobSpec& js, int sign);
+  void charge_apply(JobIdx j, const JobSpec& js, int sign);
   uint16_t limit_reason(const Snapshot& v, JobIdx j, SimTime limit) const;
   uint16_t static_reason(const Snapshot& v, JobIdx j) const;
   bool denied(const Snapshot& v, JobIdx j, SimTime limit) const;
@@ -231,9 +256,9 @@ class SlurmModel final : public Scheduler {
     }
   }
   bool fit(const JobSpec& js, std::span<const int32_t> base) {
-    if (!adj_on_) return placement::first_fit_masked(js, base, mask_, shares_);
+    if (!adj_on_) return placement::first_fit_masked(js, base, mask_, shares_, max_node_gpus_);
     adjusted(base, jfree_);
-    return placement::first_fit_masked(js, jfree_, mask_, shares_);
+    return placement::first_fit_masked(js, jfree_, mask_, shares_, max_node_gpus_);
   }
   void resv_account(const Snapshot& v);
   // A wake-up for a condition of one job (begin time, window, grace end): that pass runs the
@@ -261,6 +286,16 @@ class SlurmModel final : public Scheduler {
   void map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes);
   uint32_t map_split(SimTime t);
   bool will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  // Bitset (64 nodes a word) to one byte (0/1) per node.
+  void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
+    out.resize(nw_ * 64);
+    for (size_t w = 0; w < nw_; ++w)
+      for (size_t b = 0; b < 8; ++b) {
+        const uint64_t x = kSpread[(bits[w] >> (8 * b)) & 0xFF];
+        std::memcpy(out.data() + w * 64 + b * 8, &x, 8);
+      }
+    out.resize(nn_);
+  }
   std::span<const NodeShare> end_alloc(const Snapshot& v, const EndRec& e) const {
     if (e.cnt == 0) return v.allocation_of(e.job);
     return std::span<const NodeShare>(local_).subspan(e.off, e.cnt);
@@ -299,6 +334,11 @@ class SlurmModel final : public Scheduler {
   std::vector<int32_t> free_, proj_;
   std::vector<uint8_t> avail_, mask_, part_failed_, stopping_;
   std::vector<int64_t> qos_used_, qos_jobs_, qu_used_, qu_jobs_, assoc_used_, assoc_jobs_;
+  struct Charged {
+    JobIdx job;
+    int sign;
+  };
+  std::vector<Charged> charged_;  // charges since the counters were last zero
   std::vector<NodeShare> shares_, local_;
   std::vector<EndRec> ends_;
   std::vector<JobIdx> cand_, victims_, stopped_now_;
@@ -329,7 +369,9 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> accw_;        // AND of the slices a test spans
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
-  std::vector<uint32_t> tree_buf_;
+  mutable std::vector<uint32_t> tree_buf_;
+  mutable std::vector<double> snorm_buf_;
+  mutable bool fs_dirty_ = true;
 };
 
 // ---------------------------------------------------------------- construction
@@ -528,7 +570,16 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   part_failed_.assign(part_.size(), 0);
   stopping_.assign(nj, 0);
   build_reservations(wl, cluster, file);
-  fairshare();
+  {
+    std::vector<uint32_t> by_name(assoc_.size());
+    std::iota(by_name.begin(), by_name.end(), 0u);
+    std::stable_sort(by_name.begin(), by_name.end(), [&](uint32_t a, uint32_t b) { return assoc_[a].name < assoc_[b].name; });
+    for (size_t i = 0; i < by_name.size(); ++i)
+      assoc_[by_name[i]].name_rank =
+          i > 0 && assoc_[by_name[i]].name == assoc_[by_name[i - 1]].name ? assoc_[by_name[i - 1]].name_rank : static_cast<uint32_t>(i);
+    for (auto& a : assoc_) a.ft_order = a.children;
+  }
+  fs_dirty_ = true;
 }
 
 void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file) {
@@ -730,10 +781,10 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
     last_reset_s_ = now;
   }
   last_calc_s_ = now;
-  fairshare();
+  fs_dirty_ = true;
 }
 
-void SlurmModel::fairshare() {
+void SlurmModel::fairshare() const {
   if (cfg_.prio.fair_tree) {
     // Fair Tree (spec §3): rank users by a DFS over children sorted by level fairshare.
     size_t users = 0;
@@ -748,7 +799,8 @@ void SlurmModel::fairshare() {
   const double total = std::max(assoc_[root_].usage, 0.0);
   std::vector<uint32_t>& stack = tree_buf_;
   stack.assign(1, root_);
-  std::vector<double> snorm(assoc_.size(), 1.0);
+  std::vector<double>& snorm = snorm_buf_;
+  snorm.assign(assoc_.size(), 1.0);
   assoc_[root_].usage_efctv = 1.0;
   while (!stack.empty()) {
     const uint32_t a = stack.back();
@@ -756,7 +808,7 @@ void SlurmModel::fairshare() {
     int64_t sib = 0;
     for (uint32_t c : assoc_[a].children) sib += assoc_[c].shares;
     for (uint32_t c : assoc_[a].children) {
-      AssocRt& ch = assoc_[c];
+      const AssocRt& ch = assoc_[c];
       const double sraw = sib > 0 ? static_cast<double>(ch.shares) / static_cast<double>(sib) : 0;
       snorm[c] = snorm[a] * sraw;
       const double unorm = total > 0 ? ch.usage / total : 0;
@@ -767,35 +819,44 @@ void SlurmModel::fairshare() {
   }
 }
 
-void SlurmModel::fair_tree_rank(uint32_t a, double& rank) {
-  // Children sorted by level fairshare LF = S/U descending (U = 0 -> infinite); ties by name so
-  // the order is stable. Users of equal LF share a rank.
-  auto& ch = assoc_[a].children;
+void SlurmModel::fair_tree_rank(uint32_t a, double& rank) const {
+  // Children sorted by level fairshare LF = S/U descending (U = 0 -> infinite); ties by name,
+  // then by association index (the children's order), so the order is total and an insertion
+  // sort of the previous order (usually still sorted) gives the one sorted order without
+  // allocating. Users of equal LF share a rank.
+  const AssocRt& A = assoc_[a];
   int64_t ssum = 0;
   double usum = 0;
-  for (uint32_t c : ch) ssum += assoc_[c].shares, usum += assoc_[c].usage;
-  std::vector<std::pair<double, uint32_t>> lf;
-  lf.reserve(ch.size());
-  for (uint32_t c : ch) {
+  for (uint32_t c : A.children) ssum += assoc_[c].shares, usum += assoc_[c].usage;
+  for (uint32_t c : A.children) {
     const double s = ssum > 0 ? static_cast<double>(assoc_[c].shares) / static_cast<double>(ssum) : 0;
     const double u = usum > 0 ? assoc_[c].usage / usum : 0;
-    lf.push_back({u > 0 ? s / u : std::numeric_limits<double>::infinity(), c});
+    assoc_[c].lf = u > 0 ? s / u : std::numeric_limits<double>::infinity();
   }
-  std::stable_sort(lf.begin(), lf.end(), [&](const auto& x, const auto& y) {
-    if (x.first != y.first) return x.first > y.first;
-    return assoc_[x.second].name < assoc_[y.second].name;
-  });
+  auto before = [&](uint32_t x, uint32_t y) {
+    const AssocRt &X = assoc_[x], &Y = assoc_[y];
+    if (X.lf != Y.lf) return X.lf > Y.lf;
+    if (X.name_rank != Y.name_rank) return X.name_rank < Y.name_rank;
+    return x < y;
+  };
+  auto& ord = A.ft_order;
+  for (size_t i = 1; i < ord.size(); ++i) {
+    const uint32_t x = ord[i];
+    size_t k = i;
+    for (; k > 0 && before(x, ord[k - 1]); --k) ord[k] = ord[k - 1];
+    ord[k] = x;
+  }
   size_t i = 0;
-  while (i < lf.size()) {
-    const uint32_t c = lf[i].second;
+  while (i < ord.size()) {
+    const uint32_t c = ord[i];
     if (!assoc_[c].is_user) {
       fair_tree_rank(c, rank);
       ++i;
       continue;
     }
     size_t k = i;
-    while (k < lf.size() && assoc_[lf[k].second].is_user && lf[k].first == lf[i].first) {
-      assoc_[lf[k].second].fs = rank;
+    while (k < ord.size() && assoc_[ord[k]].is_user && assoc_[ord[k]].lf == assoc_[c].lf) {
+      assoc_[ord[k]].fs = rank;
       ++k;
     }
     rank -= static_cast<double>(k - i);
@@ -833,7 +894,16 @@ double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
 
 // ---------------------------------------------------------------- limits
 
+// The counters only feed limit_reason(), which checks nothing without
+// AccountingStorageEnforce=limits: then there is nothing to count. Each charge is remembered
+// so that the next pass can take it back (count_running) in O(jobs charged), not O(table).
 void SlurmModel::charge(JobIdx j, const JobSpec& js, int sign) {
+  if (!cfg_.enforce_limits) return;
+  charge_apply(j, js, sign);
+  charged_.push_back({j, sign});
+}
+
+void SlurmModel::charge_apply(JobIdx j, const JobSpec& js, int sign) {
   const int64_t tr[kTres] = {js.gpus, jnodes_[j], js.cpus};
   auto add_q = [&](uint32_t q) {
     for (int t = 0; t < kTres; ++t) qos_used_[q * kTres + t] += sign * tr[t];
@@ -852,12 +922,9 @@ void SlurmModel::charge(JobIdx j, const JobSpec& js, int sign) {
 }
 
 void SlurmModel::count_running(const Snapshot& v) {
-  std::fill(qos_used_.begin(), qos_used_.end(), 0);
-  std::fill(qos_jobs_.begin(), qos_jobs_.end(), 0);
-  std::fill(qu_used_.begin(), qu_used_.end(), 0);
-  std::fill(qu_jobs_.begin(), qu_jobs_.end(), 0);
-  std::fill(assoc_used_.begin(), assoc_used_.end(), 0);
-  std::fill(assoc_jobs_.begin(), assoc_jobs_.end(), 0);
+  // Back to zero by undoing the previous pass's charges (integers: exact).
+  for (const auto& c : charged_) charge_apply(c.job, v.jobs[c.job], -c.sign);
+  charged_.clear();
   for (JobIdx j : v.running) charge(j, v.jobs[j], +1);
   if (!resv_.empty()) {
     std::fill(resv_used_.begin(), resv_used_.end(), 0);
@@ -966,6 +1033,7 @@ bool SlurmModel::denied(const Snapshot& v, JobIdx j, SimTime limit) const {
 // ---------------------------------------------------------------- queue
 
 void SlurmModel::sort_queue(const Snapshot& v) {
+  if (cfg_.prio.type == PriorityType::Multifactor) ensure_fs();
   order_.clear();
   for (JobIdx j : v.pending) {
     order_.push_back(j);
@@ -1018,7 +1086,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
       any_stopping = true;
       for (const auto& s : v.allocation_of(r)) proj_[s.node] += s.gpus;
     }
-  if (any_stopping && placement::first_fit_masked(js, proj_, mask_, shares_)) {
+  if (any_stopping && placement::first_fit_masked(js, proj_, mask_, shares_, max_node_gpus_)) {
     waiting = true;
     return false;
   }
@@ -1056,7 +1124,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   bool fits = false;
   for (; k < cand_.size() && !fits; ++k) {
     for (const auto& s : v.allocation_of(cand_[k])) proj_[s.node] += s.gpus;
-    fits = placement::first_fit_masked(js, proj_, mask_, shares_);
+    fits = placement::first_fit_masked(js, proj_, mask_, shares_, max_node_gpus_);
   }
   if (!fits) return false;
   // Reorder: the last victim first, then the others in order; take until the job fits.
@@ -1067,7 +1135,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   size_t used = 0;
   for (; used < victims_.size(); ++used) {
     for (const auto& s : v.allocation_of(victims_[used])) proj_[s.node] += s.gpus;
-    if (placement::first_fit_masked(js, proj_, mask_, shares_)) {
+    if (placement::first_fit_masked(js, proj_, mask_, shares_, max_node_gpus_)) {
       ++used;
       break;
     }
@@ -1097,7 +1165,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
     waiting = true;  // the preemptor waits for the grace time to end (pr:_job_check_grace_internal)
     return false;
   }
-  return placement::first_fit_masked(js, free_, mask_, shares_);
+  return placement::first_fit_masked(js, free_, mask_, shares_, max_node_gpus_);
 }
 
 // ---------------------------------------------------------------- main loop (spec §1)
@@ -1172,7 +1240,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       continue;
     }
     out.set_reason(j, kResources);
-    if (adj_on_ && !resv_blocked_ && placement::first_fit_masked(js, free_, mask_, shares_)) resv_blocked_ = true;
+    if (adj_on_ && !resv_blocked_ && placement::first_fit_masked(js, free_, mask_, shares_, max_node_gpus_)) resv_blocked_ = true;
     // A job in a reservation blocks only that reservation (spec §1).
     if (rv != kNoIdx) {
       resv_failed_[rv] = 1;
@@ -1232,10 +1300,21 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
   proj_.resize(nn_);
   // sum: GPUs on usable nodes, a necessary condition checked before the placement (speed).
   int64_t sum = 0, cap = 0;
-  for (size_t n = 0; n < nn_; ++n) {
-    proj_[n] = mask_[n] ? free_[n] : 0;
-    sum += proj_[n];
-    cap += mask_[n] ? v.cluster.capacity_gpus[n] : 0;
+  {
+    int32_t* __restrict pj = proj_.data();
+    const int32_t* __restrict fr = free_.data();
+    const int32_t* __restrict cg = v.cluster.capacity_gpus.data();
+    const uint8_t* __restrict mk = mask_.data();
+    int32_t s32 = 0, c32 = 0;  // GPU counts of one cluster fit in 32 bits
+    const size_t nn = nn_;
+    for (size_t n = 0; n < nn; ++n) {
+      const int32_t m = -static_cast<int32_t>(mk[n] != 0);  // 0 or all ones
+      pj[n] = fr[n] & m;
+      s32 += fr[n] & m;
+      c32 += cg[n] & m;
+    }
+    sum = s32;
+    cap = c32;
   }
   if (cap < js.gpus) return false;  // not even an empty map holds it
   if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
@@ -1321,23 +1400,28 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     const SimTime test_limit = (no_reserve && preempt_on_) ? 60 : comp_limit;
     SimTime start_res = v.now;
     SimTime later_start = 0;
+    uint32_t first = 0;  // the map's first slice
     for (int guard = 0; guard < 10000; ++guard) {
       const SimTime end_time = start_res + test_limit;
+      // Slices are contiguous and start_res only grows while one job is tested, so the walk
+      // starts at the first slice that ends after start_res (kept across retries).
+      while (first != kNoIdx && slices_[first].end <= start_res) first = slices_[first].next;
       accw_.assign(nw_, ~uint64_t{0});
       later_start = 0;
-      for (uint32_t i = 0; i != kNoIdx; i = slices_[i].next) {
+      for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
         const Slice& s = slices_[i];
-        if (s.end > start_res && s.next != kNoIdx && later_start == 0) later_start = s.end;
-        if (s.end <= start_res) continue;
-        if (s.begin <= end_time) {
-          for (size_t w = 0; w < nw_; ++w) accw_[w] &= slice_mask_[i * nw_ + w];
-        } else {
-          break;
-        }
+        if (s.next != kNoIdx && later_start == 0) later_start = s.end;
+        if (s.begin > end_time) break;
+        for (size_t w = 0; w < nw_; ++w) accw_[w] &= slice_mask_[i * nw_ + w];
       }
-      mask_.resize(nn_);
-      for (size_t n = 0; n < nn_; ++n)
-        mask_[n] = avail_[n] & P.mask[n] & static_cast<uint8_t>((accw_[n >> 6] >> (n & 63)) & 1);
+      expand_bits(accw_, mask_);
+      {
+        const size_t nn = nn_;
+        uint8_t* __restrict mk = mask_.data();
+        const uint8_t* __restrict av = avail_.data();
+        const uint8_t* __restrict pm = P.mask.data();
+        for (size_t n = 0; n < nn; ++n) mk[n] &= av[n] & pm[n];
+      }
       SimTime wait = kNever;
       if (!resv_prepare(j, start_res, end_time, wait)) {
         if (std::isfinite(wait) && wait > start_res && wait <= v.now + sp.bf_window_s) {
