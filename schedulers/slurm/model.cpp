@@ -72,9 +72,7 @@ struct AssocRt {
   // Derived from the usages on demand (SlurmModel::ensure_fs), hence mutable.
   mutable double fs = 1.0;      // fair-share factor (users)
   mutable double usage_efctv = 0;
-  mutable double lf = 0;                     // Fair Tree level fairshare
-  mutable std::vector<uint32_t> ft_order;    // children by LF, as last sorted (nearly sorted next time)
-  uint32_t name_rank = 0;                    // rank of the name among all names (ties by name)
+  uint32_t name_rank = 0;  // rank of the name among all names (Fair Tree ties go by name)
 };
 
 // A reservation (spec §6) as reserved GPUs per node: whole-node ones (Nodes=, NodeCnt=) reserve
@@ -370,6 +368,14 @@ class SlurmModel final : public Scheduler {
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
   mutable std::vector<uint32_t> tree_buf_;
+  // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
+  // last sorted, which an insertion sort turns into the new order cheaply.
+  std::vector<uint32_t> ft_off_, ft_child_, ft_key_;
+  std::vector<int64_t> ft_share_;
+  std::vector<uint8_t> ft_user_;
+  size_t ft_users_ = 0;
+  mutable std::vector<uint32_t> ft_order_;
+  mutable std::vector<double> ft_usage_, ft_lf_, ft_fs_;
   mutable std::vector<double> snorm_buf_;
   mutable bool fs_dirty_ = true;
 };
@@ -577,7 +583,30 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
     for (size_t i = 0; i < by_name.size(); ++i)
       assoc_[by_name[i]].name_rank =
           i > 0 && assoc_[by_name[i]].name == assoc_[by_name[i - 1]].name ? assoc_[by_name[i - 1]].name_rank : static_cast<uint32_t>(i);
-    for (auto& a : assoc_) a.ft_order = a.children;
+    // Fair Tree works on flat copies (children in CSR form) so that a recomputation touches
+    // only a few contiguous arrays.
+    const size_t na = assoc_.size();
+    ft_off_.assign(na + 1, 0);
+    ft_child_.clear();
+    for (size_t i = 0; i < na; ++i) {
+      ft_off_[i] = static_cast<uint32_t>(ft_child_.size());
+      ft_child_.insert(ft_child_.end(), assoc_[i].children.begin(), assoc_[i].children.end());
+    }
+    ft_off_[na] = static_cast<uint32_t>(ft_child_.size());
+    ft_order_ = ft_child_;
+    ft_share_.resize(na);
+    ft_key_.resize(na);
+    ft_user_.resize(na);
+    ft_users_ = 0;
+    for (size_t i = 0; i < na; ++i) {
+      ft_share_[i] = assoc_[i].shares;
+      ft_key_[i] = assoc_[i].name_rank;
+      ft_user_[i] = assoc_[i].is_user;
+      ft_users_ += assoc_[i].is_user;
+    }
+    ft_usage_.resize(na);
+    ft_lf_.resize(na);
+    ft_fs_.resize(na);
   }
   fs_dirty_ = true;
 }
@@ -787,12 +816,12 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
 void SlurmModel::fairshare() const {
   if (cfg_.prio.fair_tree) {
     // Fair Tree (spec §3): rank users by a DFS over children sorted by level fairshare.
-    size_t users = 0;
-    for (const auto& a : assoc_) users += a.is_user;
+    const size_t users = ft_users_;
+    for (size_t i = 0; i < assoc_.size(); ++i) ft_usage_[i] = assoc_[i].usage;
     double rank = static_cast<double>(users);
     fair_tree_rank(root_, rank);
-    for (auto& a : assoc_)
-      if (a.is_user) a.fs = users ? a.fs / static_cast<double>(users) : 0;
+    for (size_t i = 0; i < assoc_.size(); ++i)
+      if (ft_user_[i]) assoc_[i].fs = users ? ft_fs_[i] / static_cast<double>(users) : 0;
     return;
   }
   // Classic: U_eff = U_norm + (U_eff_parent - U_norm) * S_raw / S_siblings; fs = 2^(-U_eff/S_norm).
@@ -824,39 +853,41 @@ void SlurmModel::fair_tree_rank(uint32_t a, double& rank) const {
   // then by association index (the children's order), so the order is total and an insertion
   // sort of the previous order (usually still sorted) gives the one sorted order without
   // allocating. Users of equal LF share a rank.
-  const AssocRt& A = assoc_[a];
+  const uint32_t b = ft_off_[a], e = ft_off_[a + 1];
   int64_t ssum = 0;
   double usum = 0;
-  for (uint32_t c : A.children) ssum += assoc_[c].shares, usum += assoc_[c].usage;
-  for (uint32_t c : A.children) {
-    const double s = ssum > 0 ? static_cast<double>(assoc_[c].shares) / static_cast<double>(ssum) : 0;
-    const double u = usum > 0 ? assoc_[c].usage / usum : 0;
-    assoc_[c].lf = u > 0 ? s / u : std::numeric_limits<double>::infinity();
+  for (uint32_t i = b; i < e; ++i) ssum += ft_share_[ft_child_[i]], usum += ft_usage_[ft_child_[i]];
+  for (uint32_t i = b; i < e; ++i) {
+    const uint32_t c = ft_child_[i];
+    const double s = ssum > 0 ? static_cast<double>(ft_share_[c]) / static_cast<double>(ssum) : 0;
+    const double u = usum > 0 ? ft_usage_[c] / usum : 0;
+    ft_lf_[c] = u > 0 ? s / u : std::numeric_limits<double>::infinity();
   }
+  const double* lf = ft_lf_.data();
+  const uint32_t* key = ft_key_.data();
   auto before = [&](uint32_t x, uint32_t y) {
-    const AssocRt &X = assoc_[x], &Y = assoc_[y];
-    if (X.lf != Y.lf) return X.lf > Y.lf;
-    if (X.name_rank != Y.name_rank) return X.name_rank < Y.name_rank;
+    if (lf[x] != lf[y]) return lf[x] > lf[y];
+    if (key[x] != key[y]) return key[x] < key[y];
     return x < y;
   };
-  auto& ord = A.ft_order;
-  for (size_t i = 1; i < ord.size(); ++i) {
+  uint32_t* ord = ft_order_.data();
+  for (uint32_t i = b + 1; i < e; ++i) {
     const uint32_t x = ord[i];
-    size_t k = i;
-    for (; k > 0 && before(x, ord[k - 1]); --k) ord[k] = ord[k - 1];
+    uint32_t k = i;
+    for (; k > b && before(x, ord[k - 1]); --k) ord[k] = ord[k - 1];
     ord[k] = x;
   }
-  size_t i = 0;
-  while (i < ord.size()) {
+  uint32_t i = b;
+  while (i < e) {
     const uint32_t c = ord[i];
-    if (!assoc_[c].is_user) {
+    if (!ft_user_[c]) {
       fair_tree_rank(c, rank);
       ++i;
       continue;
     }
-    size_t k = i;
-    while (k < ord.size() && assoc_[ord[k]].is_user && assoc_[ord[k]].lf == assoc_[c].lf) {
-      assoc_[ord[k]].fs = rank;
+    uint32_t k = i;
+    while (k < e && ft_user_[ord[k]] && lf[ord[k]] == lf[c]) {
+      ft_fs_[ord[k]] = rank;
       ++k;
     }
     rank -= static_cast<double>(k - i);
@@ -1330,12 +1361,17 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
       // A released job of a reservation frees reserved GPUs: they stay out of reach of
       // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
       const uint32_t rk = adj_on_ ? jresv_[ends_[k].job] : kNoIdx;
-      const bool ins = rk != kNoIdx && rk == jresv_[cur_job_];
-      const bool outs = rk != kNoIdx && !ins && resv_overlap_[rk];
-      for (const auto& s : end_alloc(v, ends_[k])) {
-        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
-        if (outs) adj_sub_[s.node] += s.gpus;
-        if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
+      if (rk == kNoIdx) {
+        for (const auto& s : end_alloc(v, ends_[k]))
+          if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+      } else {
+        const bool ins = rk == jresv_[cur_job_];
+        const bool outs = !ins && resv_overlap_[rk];
+        for (const auto& s : end_alloc(v, ends_[k])) {
+          if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+          if (outs) adj_sub_[s.node] += s.gpus;
+          if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
+        }
       }
       ++k;
       ++removed;
