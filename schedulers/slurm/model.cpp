@@ -253,10 +253,18 @@ class SlurmModel final : public Scheduler {
       out[n] = f;
     }
   }
+  // Placement on mask_ (slurm.conf Weight: lowest weight first, then node order; shares are
+  // listed in node order).
+  bool place(const JobSpec& js, std::span<const int32_t> f) {
+    if (!weighted_) return placement::first_fit_masked(js, f, mask_, shares_, max_node_gpus_);
+    if (!placement::first_fit_ordered(js, f, mask_, node_order_, shares_, max_node_gpus_)) return false;
+    std::sort(shares_.begin(), shares_.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+    return true;
+  }
   bool fit(const JobSpec& js, std::span<const int32_t> base) {
-    if (!adj_on_) return placement::first_fit_masked(js, base, mask_, shares_, max_node_gpus_);
+    if (!adj_on_) return place(js, base);
     adjusted(base, jfree_);
-    return placement::first_fit_masked(js, jfree_, mask_, shares_, max_node_gpus_);
+    return place(js, jfree_);
   }
   void resv_account(const Snapshot& v);
   // A wake-up for a condition of one job (begin time, window, grace end): that pass runs the
@@ -303,6 +311,8 @@ class SlurmModel final : public Scheduler {
   size_t nn_ = 0;
   int64_t cluster_gpus_ = 0;
   int32_t max_node_gpus_ = 1;
+  std::vector<NodeIdx> node_order_;  // nodes by (Weight, index)
+  bool weighted_ = false;            // some node's Weight differs from another's
   std::vector<PartRt> part_;
   std::vector<QosRt> qos_;
   std::vector<AssocRt> assoc_;
@@ -388,6 +398,19 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   max_node_gpus_ = std::max<int32_t>(1, cluster.max_node_gpus());
   std::map<std::string, NodeIdx> node_index;
   for (size_t n = 0; n < nn_; ++n) node_index[cluster.node_names[n]] = static_cast<NodeIdx>(n);
+  {
+    // slurm.conf NodeName ... Weight=: "jobs will be allocated the nodes with the lowest weight
+    // which satisfies their requirements" (slurm.conf(5)); nodes not in slurm.conf weigh 1.
+    std::map<std::string, int32_t> weight_of;
+    for (const auto& d : cfg_.nodes) weight_of[d.name] = d.weight;
+    std::vector<int32_t> w(nn_, 1);
+    for (size_t n = 0; n < nn_; ++n)
+      if (auto it = weight_of.find(cluster.node_names[n]); it != weight_of.end()) w[n] = it->second;
+    node_order_.resize(nn_);
+    std::iota(node_order_.begin(), node_order_.end(), NodeIdx{0});
+    std::stable_sort(node_order_.begin(), node_order_.end(), [&](NodeIdx a, NodeIdx b) { return w[a] < w[b]; });
+    weighted_ = std::any_of(w.begin(), w.end(), [&](int32_t x) { return x != w[0]; });
+  }
   auto node_cpus = [&](NodeIdx n) -> int64_t {
     for (const auto& d : cfg_.nodes)
       if (d.name == cluster.node_names[n]) return d.cpus;
@@ -1117,7 +1140,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
       any_stopping = true;
       for (const auto& s : v.allocation_of(r)) proj_[s.node] += s.gpus;
     }
-  if (any_stopping && placement::first_fit_masked(js, proj_, mask_, shares_, max_node_gpus_)) {
+  if (any_stopping && place(js, proj_)) {
     waiting = true;
     return false;
   }
@@ -1155,7 +1178,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   bool fits = false;
   for (; k < cand_.size() && !fits; ++k) {
     for (const auto& s : v.allocation_of(cand_[k])) proj_[s.node] += s.gpus;
-    fits = placement::first_fit_masked(js, proj_, mask_, shares_, max_node_gpus_);
+    fits = place(js, proj_);
   }
   if (!fits) return false;
   // Reorder: the last victim first, then the others in order; take until the job fits.
@@ -1166,7 +1189,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   size_t used = 0;
   for (; used < victims_.size(); ++used) {
     for (const auto& s : v.allocation_of(victims_[used])) proj_[s.node] += s.gpus;
-    if (placement::first_fit_masked(js, proj_, mask_, shares_, max_node_gpus_)) {
+    if (place(js, proj_)) {
       ++used;
       break;
     }
@@ -1196,7 +1219,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
     waiting = true;  // the preemptor waits for the grace time to end (pr:_job_check_grace_internal)
     return false;
   }
-  return placement::first_fit_masked(js, free_, mask_, shares_, max_node_gpus_);
+  return place(js, free_);
 }
 
 // ---------------------------------------------------------------- main loop (spec §1)
@@ -1271,7 +1294,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       continue;
     }
     out.set_reason(j, kResources);
-    if (adj_on_ && !resv_blocked_ && placement::first_fit_masked(js, free_, mask_, shares_, max_node_gpus_)) resv_blocked_ = true;
+    if (adj_on_ && !resv_blocked_ && place(js, free_)) resv_blocked_ = true;
     // A job in a reservation blocks only that reservation (spec §1).
     if (rv != kNoIdx) {
       resv_failed_[rv] = 1;
