@@ -22,7 +22,7 @@ const char* reason_text(uint16_t code) {
       "QOSMaxCpuPerUserLimit", "QOSMaxGRESPerJob", "QOSMaxNodePerJobLimit", "QOSMaxCpuPerJobLimit",
       "QOSMaxJobsPerUserLimit", "QOSGrpJobsLimit", "QOSMaxWallDurationPerJobLimit", "QOSGrpGRESMinutes",
       "QOSGrpNodeMinutes", "QOSGrpCpuMinutesLimit", "AssocGrpGRES", "AssocGrpNodeLimit", "AssocGrpCpuLimit",
-      "AssocMaxJobsLimit", "AssocMaxWallDurationPerJobLimit", "Reservation"};
+      "AssocMaxJobsLimit", "AssocMaxWallDurationPerJobLimit", "Reservation", "ResvDeleted"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == kReasonCount);
   return code < kReasonCount ? kNames[code] : "Other";
 }
@@ -88,6 +88,9 @@ struct ResvRt {
   double idle_gpu_s = 0;
   int64_t used_gpus = 0;            // insiders' GPUs after the last pass
   SimTime acc_s = 0;                // idle accounted up to here
+  SimTime purge_s = -1;             // PURGE_COMP idle time (-1 = no flag)
+  SimTime last_end_s = -kNever;     // last end of one of its jobs (PURGE_COMP idle clock)
+  SimTime deleted_s = kNever;       // purged at this time
   // The occurrence whose end is after t (only the next one matters, spec §6).
   void window(SimTime t, SimTime& s, SimTime& e) const {
     s = start_s;
@@ -151,11 +154,12 @@ class SlurmModel final : public Scheduler {
     for (const auto& r : resv_) {
       // Idle reserved GPU-seconds (the slurmdbd rollup's "unused"), split equally over the
       // reservation's associations (spec §6); accounted up to the end of the run.
-      const double idle = r.idle_gpu_s + r.overlap(r.acc_s, std::max(r.acc_s, final_now_)) *
+      const double idle = r.idle_gpu_s + r.overlap(r.acc_s, std::max(r.acc_s, std::min(final_now_, r.deleted_s))) *
                                              static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
       nlohmann::json by = nlohmann::json::object();
       for (const auto& a : r.assocs) by[a] = idle / static_cast<double>(r.assocs.size());
       rs[r.name] = {{"reserved_gpus", r.total_gpus}, {"idle_gpu_s", idle}, {"idle_gpu_s_by_association", by}};
+      if (std::isfinite(r.deleted_s)) rs[r.name]["purged_at_s"] = r.deleted_s;
     }
     j["reservations"] = rs;
     nlohmann::json fs = nlohmann::json::object();
@@ -176,6 +180,7 @@ class SlurmModel final : public Scheduler {
       case JobEvent::Kind::Ended:
       case JobEvent::Kind::Requeued:
       case JobEvent::Kind::Suspended:
+        if (jresv_[j] != kNoIdx) resv_[jresv_[j]].last_end_s = std::max(resv_[jresv_[j]].last_end_s, ev.time_s);
         if (acc_from_[j] >= 0) {
           add_usage(v, j, ev.time_s - acc_from_[j], pend_assoc_, pend_qos_);
           acc_from_[j] = -1;
@@ -283,6 +288,7 @@ class SlurmModel final : public Scheduler {
     }
   }
   void resv_end_kills(const Snapshot& v, Decisions& out);
+  void resv_purge(const Snapshot& v, Decisions& out);
   bool try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& waiting);
   void start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit);
   void main_pass(const Snapshot& v, Decisions& out, size_t depth);
@@ -358,6 +364,7 @@ class SlurmModel final : public Scheduler {
   std::vector<int32_t> adj_sub_, adj_cap_, jfree_;
   bool adj_on_ = false;
   bool resv_blocked_ = false;
+  bool resv_deleted_ = false;  // resv_prepare refused because the job's reservation is gone
   bool mins_blocked_ = false;
   // Skipping periodic passes that cannot decide anything new (nothing happened since the last
   // one of the same kind, the queue order is the same, no time-dependent condition expired).
@@ -684,6 +691,7 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
     r.qos = ids(c.qos);
     r.classes = ids(c.request_classes);
     r.flex = c.flex;
+    r.purge_s = c.purge_comp ? c.purge_comp_s : -1;
     r.magnetic = c.magnetic;
     for (const auto& a : c.accounts) r.assocs.push_back(a);
     for (const auto& u : c.users) r.assocs.push_back(u);
@@ -722,11 +730,27 @@ bool SlurmModel::resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_un
   std::fill(adj_cap_.begin(), adj_cap_.end(), -1);
   const uint32_t mine = jresv_[j];
   cur_job_ = j;
+  resv_deleted_ = false;
   for (size_t k = 0; k < resv_.size(); ++k) {
     const ResvRt& r = resv_[k];
+    if (std::isfinite(r.deleted_s)) {
+      // Purged (PURGE_COMP): it reserves nothing; its own jobs are held (ResvDeleted, spec
+      // §6), except those MAGNETIC only attracted, which run as if it never was.
+      if (k == mine && !r.magnetic) {
+        resv_deleted_ = true;
+        wait_until = kNever;
+        return false;
+      }
+      continue;
+    }
     SimTime s, e;
     r.window(t0, s, e);
     if (k == mine) {
+      if (r.period_s <= 0 && t0 >= e && !r.flex) {  // a one-off that ended: held (spec §6)
+        resv_deleted_ = true;
+        wait_until = kNever;
+        return false;
+      }
       if (!r.flex) {
         if (t0 < s) {
           wait_until = s;
@@ -757,9 +781,30 @@ bool SlurmModel::resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_un
 
 void SlurmModel::resv_account(const Snapshot& v) {
   for (auto& r : resv_) {
-    if (v.now > r.acc_s)
-      r.idle_gpu_s += r.overlap(r.acc_s, v.now) * static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
-    r.acc_s = v.now;
+    const SimTime b = std::min(v.now, r.deleted_s);  // a purged reservation stops counting
+    if (b > r.acc_s)
+      r.idle_gpu_s += r.overlap(r.acc_s, b) * static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
+    r.acc_s = std::max(r.acc_s, b);
+  }
+}
+
+// PURGE_COMP[=t] (spec §6; scontrol(1)): a reservation idle (none of its jobs running) for t
+// within an occurrence is deleted. Idle runs from the occurrence's start or its last job's end.
+void SlurmModel::resv_purge(const Snapshot& v, Decisions& out) {
+  for (size_t k = 0; k < resv_.size(); ++k) {
+    ResvRt& r = resv_[k];
+    if (r.purge_s < 0 || std::isfinite(r.deleted_s)) continue;
+    SimTime s, e;
+    r.window(v.now, s, e);
+    if (v.now < s || v.now >= e) continue;  // not active now
+    bool busy = false;
+    for (size_t n = 0; n < nn_ && !busy; ++n) busy = resv_used_[k * nn_ + n] > 0;
+    if (busy) continue;
+    const SimTime idle_from = std::max(s, r.last_end_s);
+    const SimTime at = idle_from + r.purge_s;
+    if (at >= e) continue;  // the occurrence ends first
+    if (v.now >= at) r.deleted_s = at;
+    else wake_special(out, at);
   }
 }
 
@@ -1276,7 +1321,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       for (size_t n = 0; n < nn_; ++n) mask_[n] = v.cluster.node_up[n] & P.mask[n];
     SimTime wait = kNever;
     if (!resv_prepare(j, v.now, v.now + limit, wait)) {
-      out.set_reason(j, kReservation);
+      out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
       if (std::isfinite(wait)) wake_special(out, wait);
       continue;
     }
@@ -1560,7 +1605,10 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   count_running(v);
   resv_blocked_ = false;
   mins_blocked_ = false;
-  if (!resv_.empty()) resv_end_kills(v, out);
+  if (!resv_.empty()) {
+    resv_purge(v, out);
+    resv_end_kills(v, out);
+  }
   if (v.pending.empty()) {
     resv_note_used();
     return;
@@ -1630,6 +1678,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   // A job kept out only by a reservation may start at the window's next boundary.
   if (resv_blocked_)
     for (const auto& r : resv_) {
+      if (std::isfinite(r.deleted_s)) continue;
       SimTime s0, e0;
       r.window(v.now, s0, e0);
       if (s0 > v.now) wake_special(out, s0);
