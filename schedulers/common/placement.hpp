@@ -26,6 +26,12 @@ bool first_fit(const JobSpec& job, std::span<const int32_t> free, std::vector<No
 bool first_fit_masked(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
                       std::vector<NodeShare>& out, int32_t max_node_gpus = std::numeric_limits<int32_t>::max());
 
+// Same as first_fit_masked, but nodes are tried in `order` (a permutation of the node
+// indices; e.g. Slurm's lowest node Weight first). `out` lists nodes in the order taken.
+bool first_fit_ordered(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
+                       std::span<const NodeIdx> order, std::vector<NodeShare>& out,
+                       int32_t max_node_gpus = std::numeric_limits<int32_t>::max());
+
 inline void take(std::span<int32_t> free, std::span<const NodeShare> p) {
   for (const auto& s : p) free[s.node] -= s.gpus;
 }

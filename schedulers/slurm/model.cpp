@@ -1,6 +1,9 @@
 // The slurm model's scheduling passes. See slurm.hpp; rules cite ../shared/spec/slurm-model.md.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
 
@@ -19,7 +22,7 @@ const char* reason_text(uint16_t code) {
       "QOSMaxCpuPerUserLimit", "QOSMaxGRESPerJob", "QOSMaxNodePerJobLimit", "QOSMaxCpuPerJobLimit",
       "QOSMaxJobsPerUserLimit", "QOSGrpJobsLimit", "QOSMaxWallDurationPerJobLimit", "QOSGrpGRESMinutes",
       "QOSGrpNodeMinutes", "QOSGrpCpuMinutesLimit", "AssocGrpGRES", "AssocGrpNodeLimit", "AssocGrpCpuLimit",
-      "AssocMaxJobsLimit", "AssocMaxWallDurationPerJobLimit", "Reservation"};
+      "AssocMaxJobsLimit", "AssocMaxWallDurationPerJobLimit", "Reservation", "ResvDeleted"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == kReasonCount);
   return code < kReasonCount ? kNames[code] : "Other";
 }
@@ -29,6 +32,15 @@ namespace {
 constexpr int kTres = 3;  // 0 gpu, 1 node, 2 cpu
 constexpr SimTime kYear_s = 365.0 * 86400;
 constexpr uint32_t kNoIdx = UINT32_MAX;
+
+// kSpread[b]: the 8 bits of b as 8 bytes of 0/1, lowest bit in the first byte (little endian).
+constexpr auto kSpread = [] {
+  std::array<uint64_t, 256> t{};
+  for (uint64_t b = 0; b < 256; ++b)
+    for (uint64_t i = 0; i < 8; ++i)
+      if ((b >> i) & 1) t[b] |= uint64_t{1} << (8 * i);
+  return t;
+}();
 
 struct PartRt {
   std::string name;
@@ -57,8 +69,10 @@ struct AssocRt {
   uint32_t default_qos = kNoIdx;
   std::vector<uint32_t> children;
   double usage = 0;     // decayed billable GPU-seconds of the whole subtree (users add up)
-  double fs = 1.0;      // fair-share factor (users)
-  double usage_efctv = 0;
+  // Derived from the usages on demand (SlurmModel::ensure_fs), hence mutable.
+  mutable double fs = 1.0;      // fair-share factor (users)
+  mutable double usage_efctv = 0;
+  uint32_t name_rank = 0;  // rank of the name among all names (Fair Tree ties go by name)
 };
 
 // A reservation (spec §6) as reserved GPUs per node: whole-node ones (Nodes=, NodeCnt=) reserve
@@ -74,6 +88,9 @@ struct ResvRt {
   double idle_gpu_s = 0;
   int64_t used_gpus = 0;            // insiders' GPUs after the last pass
   SimTime acc_s = 0;                // idle accounted up to here
+  SimTime purge_s = -1;             // PURGE_COMP idle time (-1 = no flag)
+  SimTime last_end_s = -kNever;     // last end of one of its jobs (PURGE_COMP idle clock)
+  SimTime deleted_s = kNever;       // purged at this time
   // The occurrence whose end is after t (only the next one matters, spec §6).
   void window(SimTime t, SimTime& s, SimTime& e) const {
     s = start_s;
@@ -137,14 +154,16 @@ class SlurmModel final : public Scheduler {
     for (const auto& r : resv_) {
       // Idle reserved GPU-seconds (the slurmdbd rollup's "unused"), split equally over the
       // reservation's associations (spec §6); accounted up to the end of the run.
-      const double idle = r.idle_gpu_s + r.overlap(r.acc_s, std::max(r.acc_s, final_now_)) *
+      const double idle = r.idle_gpu_s + r.overlap(r.acc_s, std::max(r.acc_s, std::min(final_now_, r.deleted_s))) *
                                              static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
       nlohmann::json by = nlohmann::json::object();
       for (const auto& a : r.assocs) by[a] = idle / static_cast<double>(r.assocs.size());
       rs[r.name] = {{"reserved_gpus", r.total_gpus}, {"idle_gpu_s", idle}, {"idle_gpu_s_by_association", by}};
+      if (std::isfinite(r.deleted_s)) rs[r.name]["purged_at_s"] = r.deleted_s;
     }
     j["reservations"] = rs;
     nlohmann::json fs = nlohmann::json::object();
+    ensure_fs();
     for (const auto& a : assoc_)
       if (a.is_user) fs[a.name + "@" + (a.parent == kNoIdx ? "" : assoc_[a.parent].name)] = a.fs;
     j["fairshare"] = fs;
@@ -161,6 +180,7 @@ class SlurmModel final : public Scheduler {
       case JobEvent::Kind::Ended:
       case JobEvent::Kind::Requeued:
       case JobEvent::Kind::Suspended:
+        if (jresv_[j] != kNoIdx) resv_[jresv_[j]].last_end_s = std::max(resv_[jresv_[j]].last_end_s, ev.time_s);
         if (acc_from_[j] >= 0) {
           add_usage(v, j, ev.time_s - acc_from_[j], pend_assoc_, pend_qos_);
           acc_from_[j] = -1;
@@ -196,13 +216,21 @@ class SlurmModel final : public Scheduler {
     }
   }
   void recalc_usage(const Snapshot& v);
-  void fairshare();
-  void fair_tree_rank(uint32_t a, double& rank);
+  // Fair-share factors are a pure function of the usages, so they are recomputed only when a
+  // priority (or the report) needs them after the usages changed.
+  void ensure_fs() const {
+    if (!fs_dirty_) return;
+    fairshare();
+    fs_dirty_ = false;
+  }
+  void fairshare() const;
+  void fair_tree_rank(uint32_t a, double& rank) const;
   double priority(const Snapshot& v, JobIdx j) const;
 
   // ---- pass helpers ----
   void count_running(const Snapshot& v);
   void charge(JobIdx j, const JobSpec& js, int sign);
+  void charge_apply(JobIdx j, const JobSpec& js, int sign);
   uint16_t limit_reason(const Snapshot& v, JobIdx j, SimTime limit) const;
   uint16_t static_reason(const Snapshot& v, JobIdx j) const;
   bool denied(const Snapshot& v, JobIdx j, SimTime limit) const;
@@ -230,10 +258,18 @@ class SlurmModel final : public Scheduler {
       out[n] = f;
     }
   }
+  // Placement on mask_ (slurm.conf Weight: lowest weight first, then node order; shares are
+  // listed in node order).
+  bool place(const JobSpec& js, std::span<const int32_t> f) {
+    if (!weighted_) return placement::first_fit_masked(js, f, mask_, shares_, max_node_gpus_);
+    if (!placement::first_fit_ordered(js, f, mask_, node_order_, shares_, max_node_gpus_)) return false;
+    std::sort(shares_.begin(), shares_.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+    return true;
+  }
   bool fit(const JobSpec& js, std::span<const int32_t> base) {
-    if (!adj_on_) return placement::first_fit_masked(js, base, mask_, shares_);
+    if (!adj_on_) return place(js, base);
     adjusted(base, jfree_);
-    return placement::first_fit_masked(js, jfree_, mask_, shares_);
+    return place(js, jfree_);
   }
   void resv_account(const Snapshot& v);
   // A wake-up for a condition of one job (begin time, window, grace end): that pass runs the
@@ -252,6 +288,7 @@ class SlurmModel final : public Scheduler {
     }
   }
   void resv_end_kills(const Snapshot& v, Decisions& out);
+  void resv_purge(const Snapshot& v, Decisions& out);
   bool try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& waiting);
   void start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit);
   void main_pass(const Snapshot& v, Decisions& out, size_t depth);
@@ -261,6 +298,16 @@ class SlurmModel final : public Scheduler {
   void map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes);
   uint32_t map_split(SimTime t);
   bool will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  // Bitset (64 nodes a word) to one byte (0/1) per node.
+  void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
+    out.resize(nw_ * 64);
+    for (size_t w = 0; w < nw_; ++w)
+      for (size_t b = 0; b < 8; ++b) {
+        const uint64_t x = kSpread[(bits[w] >> (8 * b)) & 0xFF];
+        std::memcpy(out.data() + w * 64 + b * 8, &x, 8);
+      }
+    out.resize(nn_);
+  }
   std::span<const NodeShare> end_alloc(const Snapshot& v, const EndRec& e) const {
     if (e.cnt == 0) return v.allocation_of(e.job);
     return std::span<const NodeShare>(local_).subspan(e.off, e.cnt);
@@ -270,6 +317,8 @@ class SlurmModel final : public Scheduler {
   size_t nn_ = 0;
   int64_t cluster_gpus_ = 0;
   int32_t max_node_gpus_ = 1;
+  std::vector<NodeIdx> node_order_;  // nodes by (Weight, index)
+  bool weighted_ = false;            // some node's Weight differs from another's
   std::vector<PartRt> part_;
   std::vector<QosRt> qos_;
   std::vector<AssocRt> assoc_;
@@ -299,6 +348,11 @@ class SlurmModel final : public Scheduler {
   std::vector<int32_t> free_, proj_;
   std::vector<uint8_t> avail_, mask_, part_failed_, stopping_;
   std::vector<int64_t> qos_used_, qos_jobs_, qu_used_, qu_jobs_, assoc_used_, assoc_jobs_;
+  struct Charged {
+    JobIdx job;
+    int sign;
+  };
+  std::vector<Charged> charged_;  // charges since the counters were last zero
   std::vector<NodeShare> shares_, local_;
   std::vector<EndRec> ends_;
   std::vector<JobIdx> cand_, victims_, stopped_now_;
@@ -310,6 +364,7 @@ class SlurmModel final : public Scheduler {
   std::vector<int32_t> adj_sub_, adj_cap_, jfree_;
   bool adj_on_ = false;
   bool resv_blocked_ = false;
+  bool resv_deleted_ = false;  // resv_prepare refused because the job's reservation is gone
   bool mins_blocked_ = false;
   // Skipping periodic passes that cannot decide anything new (nothing happened since the last
   // one of the same kind, the queue order is the same, no time-dependent condition expired).
@@ -329,7 +384,17 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> accw_;        // AND of the slices a test spans
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
-  std::vector<uint32_t> tree_buf_;
+  mutable std::vector<uint32_t> tree_buf_;
+  // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
+  // last sorted, which an insertion sort turns into the new order cheaply.
+  std::vector<uint32_t> ft_off_, ft_child_, ft_key_;
+  std::vector<int64_t> ft_share_;
+  std::vector<uint8_t> ft_user_;
+  size_t ft_users_ = 0;
+  mutable std::vector<uint32_t> ft_order_;
+  mutable std::vector<double> ft_usage_, ft_lf_, ft_fs_;
+  mutable std::vector<double> snorm_buf_;
+  mutable bool fs_dirty_ = true;
 };
 
 // ---------------------------------------------------------------- construction
@@ -340,6 +405,19 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   max_node_gpus_ = std::max<int32_t>(1, cluster.max_node_gpus());
   std::map<std::string, NodeIdx> node_index;
   for (size_t n = 0; n < nn_; ++n) node_index[cluster.node_names[n]] = static_cast<NodeIdx>(n);
+  {
+    // slurm.conf NodeName ... Weight=: "jobs will be allocated the nodes with the lowest weight
+    // which satisfies their requirements" (slurm.conf(5)); nodes not in slurm.conf weigh 1.
+    std::map<std::string, int32_t> weight_of;
+    for (const auto& d : cfg_.nodes) weight_of[d.name] = d.weight;
+    std::vector<int32_t> w(nn_, 1);
+    for (size_t n = 0; n < nn_; ++n)
+      if (auto it = weight_of.find(cluster.node_names[n]); it != weight_of.end()) w[n] = it->second;
+    node_order_.resize(nn_);
+    std::iota(node_order_.begin(), node_order_.end(), NodeIdx{0});
+    std::stable_sort(node_order_.begin(), node_order_.end(), [&](NodeIdx a, NodeIdx b) { return w[a] < w[b]; });
+    weighted_ = std::any_of(w.begin(), w.end(), [&](int32_t x) { return x != w[0]; });
+  }
   auto node_cpus = [&](NodeIdx n) -> int64_t {
     for (const auto& d : cfg_.nodes)
       if (d.name == cluster.node_names[n]) return d.cpus;
@@ -528,7 +606,39 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   part_failed_.assign(part_.size(), 0);
   stopping_.assign(nj, 0);
   build_reservations(wl, cluster, file);
-  fairshare();
+  {
+    std::vector<uint32_t> by_name(assoc_.size());
+    std::iota(by_name.begin(), by_name.end(), 0u);
+    std::stable_sort(by_name.begin(), by_name.end(), [&](uint32_t a, uint32_t b) { return assoc_[a].name < assoc_[b].name; });
+    for (size_t i = 0; i < by_name.size(); ++i)
+      assoc_[by_name[i]].name_rank =
+          i > 0 && assoc_[by_name[i]].name == assoc_[by_name[i - 1]].name ? assoc_[by_name[i - 1]].name_rank : static_cast<uint32_t>(i);
+    // Fair Tree works on flat copies (children in CSR form) so that a recomputation touches
+    // only a few contiguous arrays.
+    const size_t na = assoc_.size();
+    ft_off_.assign(na + 1, 0);
+    ft_child_.clear();
+    for (size_t i = 0; i < na; ++i) {
+      ft_off_[i] = static_cast<uint32_t>(ft_child_.size());
+      ft_child_.insert(ft_child_.end(), assoc_[i].children.begin(), assoc_[i].children.end());
+    }
+    ft_off_[na] = static_cast<uint32_t>(ft_child_.size());
+    ft_order_ = ft_child_;
+    ft_share_.resize(na);
+    ft_key_.resize(na);
+    ft_user_.resize(na);
+    ft_users_ = 0;
+    for (size_t i = 0; i < na; ++i) {
+      ft_share_[i] = assoc_[i].shares;
+      ft_key_[i] = assoc_[i].name_rank;
+      ft_user_[i] = assoc_[i].is_user;
+      ft_users_ += assoc_[i].is_user;
+    }
+    ft_usage_.resize(na);
+    ft_lf_.resize(na);
+    ft_fs_.resize(na);
+  }
+  fs_dirty_ = true;
 }
 
 void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file) {
@@ -581,6 +691,7 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
     r.qos = ids(c.qos);
     r.classes = ids(c.request_classes);
     r.flex = c.flex;
+    r.purge_s = c.purge_comp ? c.purge_comp_s : -1;
     r.magnetic = c.magnetic;
     for (const auto& a : c.accounts) r.assocs.push_back(a);
     for (const auto& u : c.users) r.assocs.push_back(u);
@@ -619,11 +730,27 @@ bool SlurmModel::resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_un
   std::fill(adj_cap_.begin(), adj_cap_.end(), -1);
   const uint32_t mine = jresv_[j];
   cur_job_ = j;
+  resv_deleted_ = false;
   for (size_t k = 0; k < resv_.size(); ++k) {
     const ResvRt& r = resv_[k];
+    if (std::isfinite(r.deleted_s)) {
+      // Purged (PURGE_COMP): it reserves nothing; its own jobs are held (ResvDeleted, spec
+      // §6), except those MAGNETIC only attracted, which run as if it never was.
+      if (k == mine && !r.magnetic) {
+        resv_deleted_ = true;
+        wait_until = kNever;
+        return false;
+      }
+      continue;
+    }
     SimTime s, e;
     r.window(t0, s, e);
     if (k == mine) {
+      if (r.period_s <= 0 && t0 >= e && !r.flex) {  // a one-off that ended: held (spec §6)
+        resv_deleted_ = true;
+        wait_until = kNever;
+        return false;
+      }
       if (!r.flex) {
         if (t0 < s) {
           wait_until = s;
@@ -654,9 +781,30 @@ bool SlurmModel::resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_un
 
 void SlurmModel::resv_account(const Snapshot& v) {
   for (auto& r : resv_) {
-    if (v.now > r.acc_s)
-      r.idle_gpu_s += r.overlap(r.acc_s, v.now) * static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
-    r.acc_s = v.now;
+    const SimTime b = std::min(v.now, r.deleted_s);  // a purged reservation stops counting
+    if (b > r.acc_s)
+      r.idle_gpu_s += r.overlap(r.acc_s, b) * static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
+    r.acc_s = std::max(r.acc_s, b);
+  }
+}
+
+// PURGE_COMP[=t] (spec §6; scontrol(1)): a reservation idle (none of its jobs running) for t
+// within an occurrence is deleted. Idle runs from the occurrence's start or its last job's end.
+void SlurmModel::resv_purge(const Snapshot& v, Decisions& out) {
+  for (size_t k = 0; k < resv_.size(); ++k) {
+    ResvRt& r = resv_[k];
+    if (r.purge_s < 0 || std::isfinite(r.deleted_s)) continue;
+    SimTime s, e;
+    r.window(v.now, s, e);
+    if (v.now < s || v.now >= e) continue;  // not active now
+    bool busy = false;
+    for (size_t n = 0; n < nn_ && !busy; ++n) busy = resv_used_[k * nn_ + n] > 0;
+    if (busy) continue;
+    const SimTime idle_from = std::max(s, r.last_end_s);
+    const SimTime at = idle_from + r.purge_s;
+    if (at >= e) continue;  // the occurrence ends first
+    if (v.now >= at) r.deleted_s = at;
+    else wake_special(out, at);
   }
 }
 
@@ -730,25 +878,26 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
     last_reset_s_ = now;
   }
   last_calc_s_ = now;
-  fairshare();
+  fs_dirty_ = true;
 }
 
-void SlurmModel::fairshare() {
+void SlurmModel::fairshare() const {
   if (cfg_.prio.fair_tree) {
     // Fair Tree (spec §3): rank users by a DFS over children sorted by level fairshare.
-    size_t users = 0;
-    for (const auto& a : assoc_) users += a.is_user;
+    const size_t users = ft_users_;
+    for (size_t i = 0; i < assoc_.size(); ++i) ft_usage_[i] = assoc_[i].usage;
     double rank = static_cast<double>(users);
     fair_tree_rank(root_, rank);
-    for (auto& a : assoc_)
-      if (a.is_user) a.fs = users ? a.fs / static_cast<double>(users) : 0;
+    for (size_t i = 0; i < assoc_.size(); ++i)
+      if (ft_user_[i]) assoc_[i].fs = users ? ft_fs_[i] / static_cast<double>(users) : 0;
     return;
   }
   // Classic: U_eff = U_norm + (U_eff_parent - U_norm) * S_raw / S_siblings; fs = 2^(-U_eff/S_norm).
   const double total = std::max(assoc_[root_].usage, 0.0);
   std::vector<uint32_t>& stack = tree_buf_;
   stack.assign(1, root_);
-  std::vector<double> snorm(assoc_.size(), 1.0);
+  std::vector<double>& snorm = snorm_buf_;
+  snorm.assign(assoc_.size(), 1.0);
   assoc_[root_].usage_efctv = 1.0;
   while (!stack.empty()) {
     const uint32_t a = stack.back();
@@ -756,7 +905,7 @@ void SlurmModel::fairshare() {
     int64_t sib = 0;
     for (uint32_t c : assoc_[a].children) sib += assoc_[c].shares;
     for (uint32_t c : assoc_[a].children) {
-      AssocRt& ch = assoc_[c];
+      const AssocRt& ch = assoc_[c];
       const double sraw = sib > 0 ? static_cast<double>(ch.shares) / static_cast<double>(sib) : 0;
       snorm[c] = snorm[a] * sraw;
       const double unorm = total > 0 ? ch.usage / total : 0;
@@ -767,35 +916,46 @@ void SlurmModel::fairshare() {
   }
 }
 
-void SlurmModel::fair_tree_rank(uint32_t a, double& rank) {
-  // Children sorted by level fairshare LF = S/U descending (U = 0 -> infinite); ties by name so
-  // the order is stable. Users of equal LF share a rank.
-  auto& ch = assoc_[a].children;
+void SlurmModel::fair_tree_rank(uint32_t a, double& rank) const {
+  // Children sorted by level fairshare LF = S/U descending (U = 0 -> infinite); ties by name,
+  // then by association index (the children's order), so the order is total and an insertion
+  // sort of the previous order (usually still sorted) gives the one sorted order without
+  // allocating. Users of equal LF share a rank.
+  const uint32_t b = ft_off_[a], e = ft_off_[a + 1];
   int64_t ssum = 0;
   double usum = 0;
-  for (uint32_t c : ch) ssum += assoc_[c].shares, usum += assoc_[c].usage;
-  std::vector<std::pair<double, uint32_t>> lf;
-  lf.reserve(ch.size());
-  for (uint32_t c : ch) {
-    const double s = ssum > 0 ? static_cast<double>(assoc_[c].shares) / static_cast<double>(ssum) : 0;
-    const double u = usum > 0 ? assoc_[c].usage / usum : 0;
-    lf.push_back({u > 0 ? s / u : std::numeric_limits<double>::infinity(), c});
+  for (uint32_t i = b; i < e; ++i) ssum += ft_share_[ft_child_[i]], usum += ft_usage_[ft_child_[i]];
+  for (uint32_t i = b; i < e; ++i) {
+    const uint32_t c = ft_child_[i];
+    const double s = ssum > 0 ? static_cast<double>(ft_share_[c]) / static_cast<double>(ssum) : 0;
+    const double u = usum > 0 ? ft_usage_[c] / usum : 0;
+    ft_lf_[c] = u > 0 ? s / u : std::numeric_limits<double>::infinity();
   }
-  std::stable_sort(lf.begin(), lf.end(), [&](const auto& x, const auto& y) {
-    if (x.first != y.first) return x.first > y.first;
-    return assoc_[x.second].name < assoc_[y.second].name;
-  });
-  size_t i = 0;
-  while (i < lf.size()) {
-    const uint32_t c = lf[i].second;
-    if (!assoc_[c].is_user) {
+  const double* lf = ft_lf_.data();
+  const uint32_t* key = ft_key_.data();
+  auto before = [&](uint32_t x, uint32_t y) {
+    if (lf[x] != lf[y]) return lf[x] > lf[y];
+    if (key[x] != key[y]) return key[x] < key[y];
+    return x < y;
+  };
+  uint32_t* ord = ft_order_.data();
+  for (uint32_t i = b + 1; i < e; ++i) {
+    const uint32_t x = ord[i];
+    uint32_t k = i;
+    for (; k > b && before(x, ord[k - 1]); --k) ord[k] = ord[k - 1];
+    ord[k] = x;
+  }
+  uint32_t i = b;
+  while (i < e) {
+    const uint32_t c = ord[i];
+    if (!ft_user_[c]) {
       fair_tree_rank(c, rank);
       ++i;
       continue;
     }
-    size_t k = i;
-    while (k < lf.size() && assoc_[lf[k].second].is_user && lf[k].first == lf[i].first) {
-      assoc_[lf[k].second].fs = rank;
+    uint32_t k = i;
+    while (k < e && ft_user_[ord[k]] && lf[ord[k]] == lf[c]) {
+      ft_fs_[ord[k]] = rank;
       ++k;
     }
     rank -= static_cast<double>(k - i);
@@ -833,7 +993,16 @@ double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
 
 // ---------------------------------------------------------------- limits
 
+// The counters only feed limit_reason(), which checks nothing without
+// AccountingStorageEnforce=limits: then there is nothing to count. Each charge is remembered
+// so that the next pass can take it back (count_running) in O(jobs charged), not O(table).
 void SlurmModel::charge(JobIdx j, const JobSpec& js, int sign) {
+  if (!cfg_.enforce_limits) return;
+  charge_apply(j, js, sign);
+  charged_.push_back({j, sign});
+}
+
+void SlurmModel::charge_apply(JobIdx j, const JobSpec& js, int sign) {
   const int64_t tr[kTres] = {js.gpus, jnodes_[j], js.cpus};
   auto add_q = [&](uint32_t q) {
     for (int t = 0; t < kTres; ++t) qos_used_[q * kTres + t] += sign * tr[t];
@@ -852,12 +1021,9 @@ void SlurmModel::charge(JobIdx j, const JobSpec& js, int sign) {
 }
 
 void SlurmModel::count_running(const Snapshot& v) {
-  std::fill(qos_used_.begin(), qos_used_.end(), 0);
-  std::fill(qos_jobs_.begin(), qos_jobs_.end(), 0);
-  std::fill(qu_used_.begin(), qu_used_.end(), 0);
-  std::fill(qu_jobs_.begin(), qu_jobs_.end(), 0);
-  std::fill(assoc_used_.begin(), assoc_used_.end(), 0);
-  std::fill(assoc_jobs_.begin(), assoc_jobs_.end(), 0);
+  // Back to zero by undoing the previous pass's charges (integers: exact).
+  for (const auto& c : charged_) charge_apply(c.job, v.jobs[c.job], -c.sign);
+  charged_.clear();
   for (JobIdx j : v.running) charge(j, v.jobs[j], +1);
   if (!resv_.empty()) {
     std::fill(resv_used_.begin(), resv_used_.end(), 0);
@@ -966,6 +1132,7 @@ bool SlurmModel::denied(const Snapshot& v, JobIdx j, SimTime limit) const {
 // ---------------------------------------------------------------- queue
 
 void SlurmModel::sort_queue(const Snapshot& v) {
+  if (cfg_.prio.type == PriorityType::Multifactor) ensure_fs();
   order_.clear();
   for (JobIdx j : v.pending) {
     order_.push_back(j);
@@ -1018,7 +1185,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
       any_stopping = true;
       for (const auto& s : v.allocation_of(r)) proj_[s.node] += s.gpus;
     }
-  if (any_stopping && placement::first_fit_masked(js, proj_, mask_, shares_)) {
+  if (any_stopping && place(js, proj_)) {
     waiting = true;
     return false;
   }
@@ -1056,7 +1223,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   bool fits = false;
   for (; k < cand_.size() && !fits; ++k) {
     for (const auto& s : v.allocation_of(cand_[k])) proj_[s.node] += s.gpus;
-    fits = placement::first_fit_masked(js, proj_, mask_, shares_);
+    fits = place(js, proj_);
   }
   if (!fits) return false;
   // Reorder: the last victim first, then the others in order; take until the job fits.
@@ -1067,7 +1234,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   size_t used = 0;
   for (; used < victims_.size(); ++used) {
     for (const auto& s : v.allocation_of(victims_[used])) proj_[s.node] += s.gpus;
-    if (placement::first_fit_masked(js, proj_, mask_, shares_)) {
+    if (place(js, proj_)) {
       ++used;
       break;
     }
@@ -1097,7 +1264,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
     waiting = true;  // the preemptor waits for the grace time to end (pr:_job_check_grace_internal)
     return false;
   }
-  return placement::first_fit_masked(js, free_, mask_, shares_);
+  return place(js, free_);
 }
 
 // ---------------------------------------------------------------- main loop (spec §1)
@@ -1154,7 +1321,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       for (size_t n = 0; n < nn_; ++n) mask_[n] = v.cluster.node_up[n] & P.mask[n];
     SimTime wait = kNever;
     if (!resv_prepare(j, v.now, v.now + limit, wait)) {
-      out.set_reason(j, kReservation);
+      out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
       if (std::isfinite(wait)) wake_special(out, wait);
       continue;
     }
@@ -1172,7 +1339,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       continue;
     }
     out.set_reason(j, kResources);
-    if (adj_on_ && !resv_blocked_ && placement::first_fit_masked(js, free_, mask_, shares_)) resv_blocked_ = true;
+    if (adj_on_ && !resv_blocked_ && place(js, free_)) resv_blocked_ = true;
     // A job in a reservation blocks only that reservation (spec §1).
     if (rv != kNoIdx) {
       resv_failed_[rv] = 1;
@@ -1232,10 +1399,21 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
   proj_.resize(nn_);
   // sum: GPUs on usable nodes, a necessary condition checked before the placement (speed).
   int64_t sum = 0, cap = 0;
-  for (size_t n = 0; n < nn_; ++n) {
-    proj_[n] = mask_[n] ? free_[n] : 0;
-    sum += proj_[n];
-    cap += mask_[n] ? v.cluster.capacity_gpus[n] : 0;
+  {
+    int32_t* __restrict pj = proj_.data();
+    const int32_t* __restrict fr = free_.data();
+    const int32_t* __restrict cg = v.cluster.capacity_gpus.data();
+    const uint8_t* __restrict mk = mask_.data();
+    int32_t s32 = 0, c32 = 0;  // GPU counts of one cluster fit in 32 bits
+    const size_t nn = nn_;
+    for (size_t n = 0; n < nn; ++n) {
+      const int32_t m = -static_cast<int32_t>(mk[n] != 0);  // 0 or all ones
+      pj[n] = fr[n] & m;
+      s32 += fr[n] & m;
+      c32 += cg[n] & m;
+    }
+    sum = s32;
+    cap = c32;
   }
   if (cap < js.gpus) return false;  // not even an empty map holds it
   if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
@@ -1251,12 +1429,17 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
       // A released job of a reservation frees reserved GPUs: they stay out of reach of
       // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
       const uint32_t rk = adj_on_ ? jresv_[ends_[k].job] : kNoIdx;
-      const bool ins = rk != kNoIdx && rk == jresv_[cur_job_];
-      const bool outs = rk != kNoIdx && !ins && resv_overlap_[rk];
-      for (const auto& s : end_alloc(v, ends_[k])) {
-        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
-        if (outs) adj_sub_[s.node] += s.gpus;
-        if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
+      if (rk == kNoIdx) {
+        for (const auto& s : end_alloc(v, ends_[k]))
+          if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+      } else {
+        const bool ins = rk == jresv_[cur_job_];
+        const bool outs = !ins && resv_overlap_[rk];
+        for (const auto& s : end_alloc(v, ends_[k])) {
+          if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+          if (outs) adj_sub_[s.node] += s.gpus;
+          if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
+        }
       }
       ++k;
       ++removed;
@@ -1321,23 +1504,28 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     const SimTime test_limit = (no_reserve && preempt_on_) ? 60 : comp_limit;
     SimTime start_res = v.now;
     SimTime later_start = 0;
+    uint32_t first = 0;  // the map's first slice
     for (int guard = 0; guard < 10000; ++guard) {
       const SimTime end_time = start_res + test_limit;
+      // Slices are contiguous and start_res only grows while one job is tested, so the walk
+      // starts at the first slice that ends after start_res (kept across retries).
+      while (first != kNoIdx && slices_[first].end <= start_res) first = slices_[first].next;
       accw_.assign(nw_, ~uint64_t{0});
       later_start = 0;
-      for (uint32_t i = 0; i != kNoIdx; i = slices_[i].next) {
+      for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
         const Slice& s = slices_[i];
-        if (s.end > start_res && s.next != kNoIdx && later_start == 0) later_start = s.end;
-        if (s.end <= start_res) continue;
-        if (s.begin <= end_time) {
-          for (size_t w = 0; w < nw_; ++w) accw_[w] &= slice_mask_[i * nw_ + w];
-        } else {
-          break;
-        }
+        if (s.next != kNoIdx && later_start == 0) later_start = s.end;
+        if (s.begin > end_time) break;
+        for (size_t w = 0; w < nw_; ++w) accw_[w] &= slice_mask_[i * nw_ + w];
       }
-      mask_.resize(nn_);
-      for (size_t n = 0; n < nn_; ++n)
-        mask_[n] = avail_[n] & P.mask[n] & static_cast<uint8_t>((accw_[n >> 6] >> (n & 63)) & 1);
+      expand_bits(accw_, mask_);
+      {
+        const size_t nn = nn_;
+        uint8_t* __restrict mk = mask_.data();
+        const uint8_t* __restrict av = avail_.data();
+        const uint8_t* __restrict pm = P.mask.data();
+        for (size_t n = 0; n < nn; ++n) mk[n] &= av[n] & pm[n];
+      }
       SimTime wait = kNever;
       if (!resv_prepare(j, start_res, end_time, wait)) {
         if (std::isfinite(wait) && wait > start_res && wait <= v.now + sp.bf_window_s) {
@@ -1417,7 +1605,10 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   count_running(v);
   resv_blocked_ = false;
   mins_blocked_ = false;
-  if (!resv_.empty()) resv_end_kills(v, out);
+  if (!resv_.empty()) {
+    resv_purge(v, out);
+    resv_end_kills(v, out);
+  }
   if (v.pending.empty()) {
     resv_note_used();
     return;
@@ -1487,6 +1678,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   // A job kept out only by a reservation may start at the window's next boundary.
   if (resv_blocked_)
     for (const auto& r : resv_) {
+      if (std::isfinite(r.deleted_s)) continue;
       SimTime s0, e0;
       r.window(v.now, s0, e0);
       if (s0 > v.now) wake_special(out, s0);

@@ -107,7 +107,7 @@ std::shared_ptr<const cfg::ObjectSpec> reservation_spec() {
       cfg::array_of("request_classes", cfg::Type::String,
                     "model: jobs of these classes ask for it (--reservation); MAGNETIC attracts every allowed job")
           .with_default(json::array()),
-      cfg::array_of("flags", cfg::Type::String, "FLEX, MAGNETIC, IGNORE_JOBS, PURGE_COMP").with_default(json::array()),
+      cfg::array_of("flags", cfg::Type::String, "FLEX, MAGNETIC, IGNORE_JOBS (no effect: reservations exist from t=0), PURGE_COMP[=time] (deleted after this long idle, default 5 min)").with_default(json::array()),
   };
   return s;
 }
@@ -372,6 +372,11 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
       else if (f == "MAGNETIC") r.magnetic = true;
       else if (f == "IGNORE_JOBS") r.ignore_jobs = true;
       else if (f == "PURGE_COMP") r.purge_comp = true;
+      else if (f.rfind("PURGE_COMP=", 0) == 0) {
+        r.purge_comp = true;
+        if (!parse_time_s(f.substr(11), r.purge_comp_s) || r.purge_comp_s < 0)
+          throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("PURGE_COMP time \"{}\"; expected a Slurm time such as 5 or 1:30:00", f.substr(11)));
+      }
       else throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("unknown reservation flag \"{}\"; expected FLEX, MAGNETIC, IGNORE_JOBS or PURGE_COMP", f));
     }
     c.reservations.push_back(r);

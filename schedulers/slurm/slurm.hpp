@@ -42,6 +42,7 @@ enum Reason : uint16_t {
   kAssocMaxJobsLimit,
   kAssocMaxWallDurationPerJobLimit,
   kReservation,
+  kResvDeleted,
   kReasonCount
 };
 const char* reason_text(uint16_t code);

@@ -29,4 +29,14 @@ rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "bad slurm.conf: exit $rc, expected 2"
 grep -q "slurm.conf:$line: PriorityMaxAge=soon" "$TMP/bad-err" || fail "bad slurm.conf: message was: $(cat "$TMP/bad-err")"
+# A malformed PURGE_COMP time: the JSON pointer of the flag and exit code 2.
+cp -r "$SRC/examples/slurm-quant" "$TMP/badflag"
+sed -i 's/"period": "DAILY",/"period": "DAILY", "flags": ["PURGE_COMP=soon"],/' "$TMP/badflag/scenario.json"
+set +e
+"$FS" run "$TMP/badflag/scenario.json" --out "$TMP/badflag-run" 2> "$TMP/badflag-err"
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "bad PURGE_COMP: exit $rc, expected 2"
+grep -q "/scheduler/reservations/0/flags/0" "$TMP/badflag-err" || fail "bad PURGE_COMP: message was: $(cat "$TMP/badflag-err")"
+test ! -e "$TMP/badflag-run" || fail "bad PURGE_COMP: partial output written"
 echo "ok"

@@ -41,7 +41,7 @@ PreemptMode=REQUEUE
 PreemptExemptTime=00:05:00
 SlurmdPort=6818   # not scheduling-relevant
 NodeName=DEFAULT CPUs=64
-NodeName=n[1-4] Gres=gpu:a100:8 RealMemory=1000
+NodeName=n[1-4] Gres=gpu:a100:8 RealMemory=1000 Weight=20
 PartitionName=batch Nodes=n[1-3] Default=YES MaxTime=2:00:00 PriorityTier=1
 PartitionName=urgent Nodes=ALL PriorityTier=10 QOS=urgent_pq PriorityJobFactor=3
 )";
@@ -74,6 +74,7 @@ PartitionName=urgent Nodes=ALL PriorityTier=10 QOS=urgent_pq PriorityJobFactor=3
   CHECK(c.nodes[0].name == "n1");
   CHECK(c.nodes[3].gpus == 8);
   CHECK(c.nodes[3].cpus == 64);
+  CHECK(c.nodes[3].weight == 20);  // NodeName Weight= (lowest weight allocated first)
   REQUIRE(c.partitions.size() == 2);
   CHECK(c.partitions[0].nodes == std::vector<std::string>{"n1", "n2", "n3"});
   CHECK(c.partitions[0].is_default);

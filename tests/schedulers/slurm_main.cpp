@@ -78,3 +78,24 @@ TEST_CASE("slurm §1: event passes test default_queue_depth jobs, the periodic p
   CHECK(r->start(3) == 180);  // job 9 ends at 160; that event pass again tests only job 2
   CHECK(r->start(2) == 1000);
 }
+
+TEST_CASE("slurm §7 / slurm.conf(5) Weight: nodes with the lowest Weight are allocated first", "[slurm][main]") {
+  // Table: weights of n001..n003, then the jobs' nodes. Equal weights keep node order.
+  struct Row {
+    std::vector<int32_t> weights;
+    std::vector<std::vector<std::string>> nodes;  // jobs 1..3 (8, 8, 4 GPUs, all at t=0), job 4 (16 GPUs, 2 nodes, t=200)
+  };
+  const Row rows[] = {
+      {{10, 1, 5}, {{"n002"}, {"n003"}, {"n001"}, {"n002", "n003"}}},
+      {{1, 1, 1}, {{"n001"}, {"n002"}, {"n003"}, {"n001", "n002"}}},
+      {{3, 3, 2}, {{"n003"}, {"n001"}, {"n002"}, {"n001", "n003"}}},
+  };
+  for (const auto& row : rows) {
+    SlurmConfig c = main_only();
+    for (int i = 0; i < 3; ++i) c.nodes.push_back({"n00" + std::to_string(i + 1), 8, 1, row.weights[i]});
+    auto r = run(c, {{1, 0, 100, 100, 8}, {2, 0, 100, 100, 8}, {3, 0, 100, 100, 4}, {4, 200, 10, 10, 16, 2}}, 3);
+    INFO("weights " << row.weights[0] << "," << row.weights[1] << "," << row.weights[2]);
+    for (int id = 1; id <= 4; ++id) CHECK(r->nodes(id) == row.nodes[id - 1]);
+    CHECK(r->start(4) == 200);
+  }
+}

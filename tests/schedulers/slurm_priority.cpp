@@ -107,3 +107,26 @@ TEST_CASE("slurm §3: classic fair-share 2^(-U/S)", "[slurm][priority]") {
   const double fs_u1 = std::pow(2.0, -(840.0 / 2480) / 0.25);
   CHECK(r->priority(2) == std::floor(10000 * fs_u1));
 }
+
+TEST_CASE("slurm §3: Fair Tree re-ranks when usage overtakes (order kept between calculations is re-sorted)",
+          "[slurm][priority]") {
+  // root -> a -> {u1, u2}. u1 used 800 GPU-s (job 1). u2's job 2 runs 100..400. At t=150, when
+  // jobs 4 (u2) and 5 (u1) are queued, u2 has 400 GPU-s and ranks first; from t=200 on u2 has
+  // used more than u1, so at t=400 (u1 800, u2 2400): LF(u1) = 0.5/0.25 = 2 > LF(u2) = 0.5/0.75.
+  SlurmConfig c = mf();
+  c.prio.weight_fairshare = 10000;
+  c.prio.calc_period_s = 10;
+  c.prio.decay_half_life_s = 0;
+  auto r = run(c,
+               {{1, 0, 100, 100, 8, 0, "u1", "", "", "a"},
+                {2, 100, 300, 300, 8, 0, "u2", "", "", "a"},
+                {4, 150, 10, 10, 8, 0, "u2", "", "", "a"},
+                {5, 150, 10, 10, 8, 0, "u1", "", "", "a"}},
+               1);
+  CHECK(r->start(5) == 400);
+  CHECK(r->start(4) == 410);
+  CHECK(r->priority(5) == 10000);  // rank 2 of 2
+  CHECK(r->priority(4) == 5000);   // rank 1 of 2 (computed again at t=410)
+  CHECK(r->report["fairshare"]["u1@a"] == 1.0);
+  CHECK(r->report["fairshare"]["u2@a"] == 0.5);
+}

@@ -91,3 +91,43 @@ TEST_CASE("slurm §6: TRES=gres/gpu:N reserves only N GPUs", "[slurm][resv]") {
   CHECK(res->start(2) == 0);     // behind the blocked job 1: backfilled (a cycle is due at 0)
   CHECK(res->start(3) == 0);
 }
+
+TEST_CASE("slurm §6: PURGE_COMP[=t] deletes a reservation idle for t; its later jobs are held (ResvDeleted)",
+          "[slurm][resv]") {
+  // 2 nodes x 8 GPUs; reservation p on n001 for [0, 3600). Job 1 (in p) runs [0, 100). Job 2
+  // (16 GPUs, outside) needs n001: it waits for the window's end, or for the purge once p has
+  // been idle for t after job 1 ended. Job 3 asks for p after it was purged: held.
+  struct Row {
+    bool purge;
+    double purge_s;
+    SimTime start2;
+    double idle_gpu_s;  // reserved and unused until the window's end or the purge
+  };
+  const Row rows[] = {{false, 300, 3600, 8 * 3500}, {true, 300, 400, 8 * 300}, {true, 60, 160, 8 * 60}};
+  for (const auto& row : rows) {
+    SlurmConfig c;
+    auto r = resv("p", 0, 3600);
+    r.nodes = {"n001"};
+    r.purge_comp = row.purge;
+    r.purge_comp_s = row.purge_s;
+    c.reservations = {r};
+    auto res = run(c,
+                   {{1, 0, 100, 200, 8, 0, "u1", "", "", "", "var"},
+                    {2, 10, 50, 100, 16},
+                    {3, 5000, 10, 10, 8, 0, "u1", "", "", "", "var"}},
+                   2);
+    INFO("purge " << row.purge << " after " << row.purge_s << " s");
+    CHECK(res->start(1) == 0);
+    CHECK(res->start(2) == row.start2);
+    const auto& rv = res->report["reservations"]["p"];
+    CHECK(rv["idle_gpu_s"].get<double>() == row.idle_gpu_s);
+    if (row.purge) {
+      CHECK(rv["purged_at_s"].get<double>() == 100 + row.purge_s);
+      CHECK(res->start(3) == -1);
+      CHECK(res->reason(3) == "ResvDeleted");
+    } else {
+      CHECK_FALSE(rv.contains("purged_at_s"));
+      CHECK(res->reason(3) == "ResvDeleted");  // a one-off reservation that ended: held too
+    }
+  }
+}
