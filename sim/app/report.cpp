@@ -73,12 +73,13 @@ std::string esc(const std::string& s) {
 std::string slug(const std::string& s) {
   std::string o;
   for (char c : s) o += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
-  return o;
+  const size_t a = o.find_first_not_of('-'), b = o.find_last_not_of('-');
+  return a == std::string::npos ? std::string("x") : o.substr(a, b - a + 1);
 }
 
 std::string num(double v) {
   if (!std::isfinite(v)) return "-";
-  if (v == std::floor(v) && std::fabs(v) < 1e12) return fmt::format("{:.0f}", v);
+  if (std::fabs(v) >= 100 || v == std::floor(v)) return fmt::format("{:.0f}", v);
   return fmt::format("{:.4g}", v);
 }
 
@@ -123,6 +124,7 @@ struct Frame {
   double w = 860, h = 260, ml = 64, mr = 16, mt = 28, mb = 42;
   double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   bool xlog1p = false;  // x drawn as log10(1 + x)
+  bool yticks = true;   // false for bar charts whose rows are labelled instead
   double fx(double x) const { return xlog1p ? std::log10(1 + std::max(0.0, x)) : x; }
   double X(double x) const {
     const double a = fx(x0), b = fx(x1);
@@ -163,7 +165,7 @@ std::string svg_open(const std::string& id, const std::string& title, const Fram
   for (double v : xt)
     s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" class=\"g\"/><text x=\"{0:.1f}\" y=\"{3}\" class=\"tx\">{4}</text>\n",
                      f.X(v), f.mt, f.h - f.mb, f.h - f.mb + 14, num(v));
-  for (double v : nice_ticks(f.y0, f.y1))
+  for (double v : f.yticks ? nice_ticks(f.y0, f.y1) : std::vector<double>{})
     s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"g\"/><text x=\"{3}\" y=\"{4:.1f}\" class=\"ty\">{5}</text>\n",
                      f.ml, f.w - f.mr, f.Y(v), f.ml - 4, f.Y(v) + 4, num(v));
   s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"xl\">{}</text>\n", (f.ml + f.w - f.mr) / 2, f.h - 6, esc(xlabel));
@@ -284,7 +286,7 @@ std::string run_report(const fs::path& dir) {
     }
     if (!std::isfinite(tmin)) tmin = 0, tmax = 1;
     if (tmax <= tmin) tmax = tmin + 1;
-    h += legend({{"allocated", "#1f77b4"}, {"demanded (allocated + queued)", "#bbb"}, {"floor", "#d62728"}});
+    h += legend({{"allocated", "#1f77b4"}, {"demanded (allocated + queued)", "#bbb"}, {"floor", "#000"}});
     for (const auto& c : classes) {
       if (!ser.count(c)) continue;
       const Series& s = ser[c];
@@ -300,7 +302,7 @@ std::string run_report(const fs::path& dir) {
       for (auto& p : clip) p.second = std::min(p.second, f.y1);
       h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#bbb\" stroke-width=\"1\"/>\n", step_path(f, clip, tmax));
       h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", step_path(f, s.alloc, tmax), colour[c]);
-      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\"/>\n",
+      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.2\" stroke-dasharray=\"6 3\"/>\n",
                        step_path(f, s.floor, tmax));
       h += "</svg>\n";
     }
@@ -357,6 +359,7 @@ std::string run_report(const fs::path& dir) {
     Frame f;
     f.h = 60 + 28.0 * std::max<size_t>(1, margins.size());
     f.ml = 110;
+    f.yticks = false;
     double lo = std::min(0.0, target), hi = std::max(1.0, target);
     for (const auto& [c, v] : margins) lo = std::min(lo, v), hi = std::max(hi, v);
     f.x0 = lo < 0 ? lo * 1.1 : 0, f.x1 = hi * 1.1, f.y0 = 0, f.y1 = 1;
@@ -391,7 +394,8 @@ std::string run_report(const fs::path& dir) {
     if (big.size() > 40) big.resize(40);
     std::stable_sort(big.begin(), big.end(), [](const JobRow* a, const JobRow* b) { return a->start < b->start; });
     Frame f;
-    f.ml = 130;
+    f.ml = 190;
+    f.yticks = false;
     f.h = 60 + 14.0 * std::max<size_t>(1, big.size());
     double t0 = INFINITY, t1 = -INFINITY;
     for (const auto* jr : big) t0 = std::min(t0, jr->submit / 3600), t1 = std::max(t1, jr->end / 3600);
@@ -420,6 +424,7 @@ std::string run_report(const fs::path& dir) {
   {
     Frame f;
     f.ml = 110;
+    f.yticks = false;
     f.h = 60 + 34.0 * classes.size();
     double hi = 1;
     for (const auto& c : classes)

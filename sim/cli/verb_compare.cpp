@@ -17,7 +17,7 @@ int verb_compare(const Args& args) {
   opts.add_options()("baseline", po::value(&baseline)->required(), "baseline: metrics.json, a run directory, a sweep directory or results.jsonl")
       ("current", po::value(&current)->required(), "current: the same kind as the baseline")
       ("bands", po::value(&bands)->required(), "tolerance bands JSON: {\"bands\": [{\"metric\", \"upper\"/\"lower\": {\"abs\", \"rel\"}, \"max\", \"min\"}]} (required)")
-      ("junit", po::value(&junit)->default_value(""), "also write JUnit XML here (empty = none)")
+      ("junit", po::value(&junit)->default_value("", "\"\""), "also write JUnit XML here (\"\" = none)")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print only regressions and the summary line (off)");
   po::positional_options_description pos;
   pos.add("baseline", 1).add("current", 1);
