@@ -276,11 +276,8 @@ SweepSpec load_sweep(const json& doc, const std::string& file, const std::string
     } catch (const std::exception& e) {
       fail(file, cfg::child(ap, "pointer"), std::string("is not a JSON pointer to a field: ") + e.what());
     }
+    if (j.contains("name") && !j["name"].is_string()) fail(file, cfg::child(ap, "name"), "expected a string");
     ax.name = j.value("name", ax.pointer);
-    if (!j.contains("name") || j["name"].is_string()) {
-    } else {
-      fail(file, cfg::child(ap, "name"), "expected a string");
-    }
     if (!names.insert(ax.name).second) fail(file, cfg::child(ap, "name"), "'" + ax.name + "' names two axes; expected unique names");
     if (j.contains("integer") && !j["integer"].is_boolean()) fail(file, cfg::child(ap, "integer"), "expected true or false");
     ax.integer = j.value("integer", false);
