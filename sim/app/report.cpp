@@ -293,7 +293,10 @@ std::string run_report(const fs::path& dir) {
       double cy = 1;
       for (const auto& p : s.alloc) cy = std::max(cy, p.second);
       for (const auto& p : s.floor) cy = std::max(cy, p.second);
-      for (const auto& p : s.demand) cy = std::max(cy, std::min(p.second, cy * 1.5));
+      // Demand can dwarf the allocation (a whole batch queued at once): show it up to 1.5x the
+      // larger of allocation and floor, clipped above, so the allocation stays readable.
+      const double cap = cy * 1.5;
+      for (const auto& p : s.demand) cy = std::max(cy, std::min(p.second, cap));
       Frame f;
       f.h = 170;
       f.x0 = tmin, f.x1 = tmax, f.y0 = 0, f.y1 = cy * 1.08;
