@@ -18,6 +18,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$FS" report "$T/sw" -o "$T/sw1.html" --metric classes.var.floor_attainment 2> /dev/null || fail "report --metric"
 grep -q 'id="chart-sweep-2-classes-var-floor-attainment"' "$T/sw1.html" || fail "--metric chart missing"
 
+# Categorical axis (scheduler names) in a run-based sweep.
+"$FS" sweep "$SRC/examples/sweeps/quickstart-schedulers.json" --out "$T/qs" -q
+"$FS" report "$T/qs" -o "$T/qs.html" 2> /dev/null || fail "report of a categorical sweep"
+grep -q 'id="chart-sweep-0-utilization"' "$T/qs.html" && grep -q "scheduler (categories)" "$T/qs.html" || fail "categorical axis chart"
+
 for f in run sw; do
   ! grep -qi '<script' "$T/$f.html" || fail "$f.html has a script"
   ! grep -Eqi '(src|href)=' "$T/$f.html" || fail "$f.html references another resource"

@@ -24,6 +24,11 @@ head -1 "$T/j1/results.csv" | grep -q '^index,var_floor,pool_nodes,load,' || fai
 grep -q '"verdict":{"criteria"' "$T/j1/results.jsonl" || fail "rehearse sweep lines carry no verdict"
 # Grid order: first axis slowest; point 5 = var_floor 128, pool 1, load 0.5.
 sed -n 6p "$T/j1/results.jsonl" | grep -q '"axes":{"load":0.5,"pool_nodes":1,"var_floor":128}' || fail "grid order"
+# A base file relative to the sweep file, string values (scheduler models), no verdict.
+"$FS" sweep "$SRC/examples/sweeps/quickstart-schedulers.json" --out "$T/qs" -q || fail "quickstart-schedulers sweep"
+[ "$(wc -l < "$T/qs/results.jsonl")" -eq 6 ] || fail "quickstart-schedulers: 6 lines"
+sed -n 5p "$T/qs/results.jsonl" | grep -q '"scheduler":"conservative_backfill"' || fail "string axis value"
+! grep -q '"verdict"' "$T/qs/results.jsonl" || fail "a run-based sweep carries no verdict"
 # No progress bar when stderr is not a terminal.
 "$FS" sweep "$D/sweep_small.json" --out "$T/np" -q 2> "$T/np.err"; [ ! -s "$T/np.err" ] || fail "progress printed to a non-terminal"
 "$FS" sweep "$D/sweep_small.json" --out "$T/pb" -q --progress always 2> "$T/pb.err"; grep -q "8/8" "$T/pb.err" || fail "no progress bar with --progress always"
