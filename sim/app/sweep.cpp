@@ -19,6 +19,7 @@
 
 #include "fabric/signoff.hpp"
 #include "kernels/contention.hpp"
+#include "kernels/job_runtime.hpp"
 #include "sim/app/rehearse.hpp"
 #include "sim/app/runner.hpp"
 #include "sim/app/scenario.hpp"
@@ -34,7 +35,8 @@ using cfg::fail;
 namespace {
 
 constexpr const char* kFormat = "floorsim-sweep/1";
-const std::set<std::string> kSweepKeys = {"name", "kind", "base", "patch", "rehearse", "mode", "samples", "seed", "axes"};
+const std::set<std::string> kSweepKeys = {"name", "kind", "base", "patch", "rehearse", "mode", "samples", "seed", "axes",
+                                          "runtime_jobs", "runtime_traffic"};
 const std::set<std::string> kAxisKeys = {"name", "pointer", "values", "from", "to", "steps", "min", "max", "integer"};
 
 // Platform-independent uniform draw in [0, 1) (mt19937_64's output is fixed by the standard).
@@ -96,8 +98,76 @@ Scenario load_point(const SweepSpec& s, size_t index) {
   return s.rehearse ? load_rehearsal(doc, s.base_file, s.base_dir) : load_scenario(doc, s.base_file, s.base_dir);
 }
 
-fabric::FabricScenario load_fabric_point(const SweepSpec& s, size_t index) {
-  return fabric::parse_fabric_scenario(point_document(s, index), s.base_file);
+// Pricing/VaR jobs whose runtimes a fabric sweep evaluates (kernels/job_runtime.hpp). They sit
+// in the point's document under "runtime_jobs" (from the sweep file), so axes can address
+// their fields too ("/runtime_jobs/0/paths"): runtime-only axes.
+struct RuntimeJobs {
+  kernels::JobBatch batch;
+  std::vector<std::string> names;
+};
+
+RuntimeJobs parse_runtime_jobs(const json& arr, const std::string& file) {
+  RuntimeJobs r;
+  if (!arr.is_array()) fail(file, "/runtime_jobs", "expected an array of jobs");
+  static const std::set<std::string> keys = {"name", "paths", "risk_scenarios", "instruments", "gpus",
+                                             "device_revaluations_per_s", "comm_bytes_per_gpu", "serial_fraction"};
+  for (size_t j = 0; j < arr.size(); ++j) {
+    const std::string jp = cfg::child("/runtime_jobs", j);
+    const json& o = arr[j];
+    if (!o.is_object()) fail(file, jp, "expected an object");
+    for (auto it = o.begin(); it != o.end(); ++it)
+      if (!keys.count(it.key()))
+        fail(file, cfg::child(jp, it.key()),
+             "unknown key; expected name, paths, risk_scenarios, instruments, gpus, device_revaluations_per_s, comm_bytes_per_gpu, serial_fraction");
+    auto number = [&](const char* k, double def, bool required, double lo, double hi) {
+      if (!o.contains(k)) {
+        if (required) fail(file, cfg::child(jp, k), "missing; expected a number");
+        return def;
+      }
+      if (!o[k].is_number()) fail(file, cfg::child(jp, k), "expected a number");
+      const double v = o[k].get<double>();
+      if (!(v >= lo && v <= hi)) fail(file, cfg::child(jp, k), fmt::format("is {}; expected a value in [{}, {}]", v, lo, hi));
+      return v;
+    };
+    if (!o.contains("name") || !o["name"].is_string()) fail(file, cfg::child(jp, "name"), "missing; expected a string");
+    r.names.push_back(o["name"].get<std::string>());
+    r.batch.paths.push_back(number("paths", 0, true, 0, 1e300));
+    r.batch.risk_scenarios.push_back(number("risk_scenarios", 0, true, 0, 1e300));
+    r.batch.instruments.push_back(number("instruments", 0, true, 0, 1e300));
+    if (!o.contains("gpus") || !o["gpus"].is_number_unsigned() || o["gpus"].get<uint64_t>() < 1 || o["gpus"].get<uint64_t>() > 1u << 30)
+      fail(file, cfg::child(jp, "gpus"), "expected an integer >= 1");
+    r.batch.gpus.push_back(o["gpus"].get<uint32_t>());
+    r.batch.device_revaluations_per_s.push_back(number("device_revaluations_per_s", 0, true, 1e-300, 1e300));
+    r.batch.comm_bytes_per_gpu.push_back(number("comm_bytes_per_gpu", 0, false, 0, 1e300));
+    r.batch.serial_fraction.push_back(number("serial_fraction", 0, false, 0, 1));
+  }
+  return r;
+}
+
+struct FabricPoint {
+  fabric::FabricScenario scenario;
+  RuntimeJobs jobs;
+  std::string runtime_traffic;  // the profile whose bottleneck feeds the jobs' communication
+};
+
+FabricPoint load_fabric_point(const SweepSpec& s, size_t index) {
+  json doc = point_document(s, index);
+  FabricPoint p;
+  json jobs = json::array();
+  if (doc.contains("runtime_jobs")) {
+    jobs = doc["runtime_jobs"];
+    doc.erase("runtime_jobs");
+  }
+  p.scenario = fabric::parse_fabric_scenario(doc, s.base_file);
+  p.jobs = parse_runtime_jobs(jobs, s.file);
+  if (!p.jobs.names.empty()) {
+    p.runtime_traffic = s.resolved.value("runtime_traffic", std::string());
+    if (p.runtime_traffic.empty() && !p.scenario.traffic.empty()) p.runtime_traffic = p.scenario.traffic.front().name;
+    bool found = false;
+    for (const auto& t : p.scenario.traffic) found = found || t.name == p.runtime_traffic;
+    if (!found) fail(s.file, "/runtime_traffic", "'" + p.runtime_traffic + "' is not a traffic profile of the fabric; expected one of its names");
+  }
+  return p;
 }
 
 // Validates point `index` through the normal parser; rethrows its error naming the sweep file
@@ -254,6 +324,10 @@ SweepSpec load_sweep(const json& doc, const std::string& file, const std::string
     if (!doc["patch"].is_object()) fail(file, "/patch", "expected an object (a JSON merge patch applied to the base)");
     s.base_doc.merge_patch(doc["patch"]);
   }
+  if ((doc.contains("runtime_jobs") || doc.contains("runtime_traffic")) && s.kind != "fabric")
+    fail(file, doc.contains("runtime_jobs") ? "/runtime_jobs" : "/runtime_traffic", "only a fabric sweep evaluates job runtimes; expected \"kind\": \"fabric\"");
+  if (doc.contains("runtime_traffic") && !doc["runtime_traffic"].is_string()) fail(file, "/runtime_traffic", "expected a traffic profile name");
+  if (doc.contains("runtime_jobs")) s.base_doc["runtime_jobs"] = doc["runtime_jobs"];  // axes may address them
 
   // Axes.
   if (!doc.contains("axes") || !doc["axes"].is_array() || doc["axes"].empty())
@@ -348,8 +422,11 @@ SweepSpec load_sweep(const json& doc, const std::string& file, const std::string
 
   // The base alone, then every point, through the normal parser: nothing runs if one is bad.
   try {
-    if (s.kind == "fabric")
-      (void)fabric::parse_fabric_scenario(s.base_doc, s.base_file);
+    if (s.kind == "fabric") {
+      json fdoc = s.base_doc;
+      fdoc.erase("runtime_jobs");
+      (void)fabric::parse_fabric_scenario(fdoc, s.base_file);
+    }
     else
       (void)(s.rehearse ? load_rehearsal(s.base_doc, s.base_file, s.base_dir) : load_scenario(s.base_doc, s.base_file, s.base_dir));
   } catch (const InputError& e) {
@@ -394,19 +471,6 @@ json evaluate_point(const SweepSpec& s, size_t index) {
 
 namespace {
 
-// One (variant, traffic profile, case) problem: its routed flows and demands.
-struct FabricItem {
-  size_t point;
-  std::string traffic, fcase;
-  std::vector<fabric::Demand> demands;
-  fabric::RoutedFlows routed;
-};
-
-struct FabricPlan {
-  std::vector<FabricItem> items;
-  std::vector<fabric::FabricScenario> scenarios;  // by position in `indices`
-};
-
 json case_metrics(const fabric::DurationStats& d, uint64_t demands, uint64_t flows, uint32_t disconnected) {
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   return {{"slowest_s", num(d.slowest_s)}, {"mean_s", num(d.mean_s)}, {"p99_s", num(d.p99_s)},
@@ -423,19 +487,30 @@ void for_each_case(const fabric::FabricScenario& fsn, F&& f) {
 }
 
 std::vector<json> fabric_lines(const SweepSpec& s, const std::vector<size_t>& indices, bool batch) {
-  std::vector<json> lines;
-  std::vector<FabricItem> items;
-  std::vector<fabric::FabricScenario> fsns;
-  for (size_t i : indices) fsns.push_back(load_fabric_point(s, i));
+  std::vector<FabricPoint> pts;
+  for (size_t i : indices) pts.push_back(load_fabric_point(s, i));
   std::vector<json> metrics(indices.size(), json::object());
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   if (!batch) {
-    // Per-scenario path: fabric/'s own solver, one problem at a time.
-    for (size_t k = 0; k < indices.size(); ++k)
-      for_each_case(fsns[k], [&](const fabric::NamedTraffic& tr, const std::string& cname, const fabric::FailureSet& f) {
-        const auto demands = fabric::make_traffic(fsns[k].topology, tr.spec);
-        const auto r = fabric::run_traffic(fsns[k].topology, f, fsns[k].routing, demands);
+    // Per-scenario path: fabric/'s own solver and the scalar runtime formula, one problem at a time.
+    fabric::MaxMinSolver solver;
+    std::vector<double> rates;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const auto& fsn = pts[k].scenario;
+      for_each_case(fsn, [&](const fabric::NamedTraffic& tr, const std::string& cname, const fabric::FailureSet& f) {
+        const auto demands = fabric::make_traffic(fsn.topology, tr.spec);
+        const auto r = fabric::run_traffic(fsn.topology, f, fsn.routing, demands);
         metrics[k]["traffic"][tr.name][cname] = case_metrics(r.completion, r.demands, r.flows, r.disconnected);
+        if (tr.name != pts[k].runtime_traffic) return;
+        const auto routed = fabric::route_all(fsn.topology, f, fsn.routing, demands);
+        solver.solve(routed.set, rates);
+        double bottleneck = kernels::kInf;
+        for (size_t fl = 0; fl < routed.set.flows(); ++fl) bottleneck = std::min(bottleneck, rates[fl]);
+        metrics[k]["runtime"]["bottleneck_bytes_per_s"][cname] = num(bottleneck);
+        for (size_t j = 0; j < pts[k].jobs.names.size(); ++j)
+          metrics[k]["runtime"]["jobs"][pts[k].jobs.names[j]][cname] = num(kernels::job_runtime_reference(pts[k].jobs.batch, j, bottleneck));
       });
+    }
   } else {
     // Batch path: every problem of every variant into one ContentionBatch, one kernel call.
     kernels::ContentionBatch cb;
@@ -448,16 +523,18 @@ std::vector<json> fabric_lines(const SweepSpec& s, const std::vector<size_t>& in
       uint32_t disconnected;
     };
     std::vector<Ref> refs;
-    for (size_t k = 0; k < indices.size(); ++k)
-      for_each_case(fsns[k], [&](const fabric::NamedTraffic& tr, const std::string& cname, const fabric::FailureSet& f) {
-        Ref r{k, tr.name, cname, fabric::make_traffic(fsns[k].topology, tr.spec), {}, {}, 0};
-        auto routed = fabric::route_all(fsns[k].topology, f, fsns[k].routing, r.demands);
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const auto& fsn = pts[k].scenario;
+      for_each_case(fsn, [&](const fabric::NamedTraffic& tr, const std::string& cname, const fabric::FailureSet& f) {
+        Ref r{k, tr.name, cname, fabric::make_traffic(fsn.topology, tr.spec), {}, {}, 0};
+        auto routed = fabric::route_all(fsn.topology, f, fsn.routing, r.demands);
         cb.add(routed.set);
         r.flow_demand = std::move(routed.flow_demand);
         r.demand_routed = std::move(routed.demand_routed);
         r.disconnected = routed.disconnected;
         refs.push_back(std::move(r));
       });
+    }
     const kernels::ContentionResults res = kernels::omp::batch_contention(cb);
     for (size_t b = 0; b < refs.size(); ++b) {
       const Ref& r = refs[b];
@@ -473,7 +550,49 @@ std::vector<json> fabric_lines(const SweepSpec& s, const std::vector<size_t>& in
       metrics[r.k]["traffic"][r.traffic][r.cname] =
           case_metrics(fabric::duration_stats(durations), r.demands.size(), f1 - f0, r.disconnected);
     }
+    // Job runtimes: the distinct jobs of all points x the bottlenecks of every (point, case) of
+    // the runtime traffic, in ONE batch_job_runtime call; each point reads its own entries.
+    // Distinct rows stay few when axes vary job fields, as each axis takes few values.
+    kernels::JobBatch uniq;
+    std::map<std::vector<double>, size_t> row_of;
+    std::vector<std::vector<size_t>> job_row(indices.size());
+    for (size_t k = 0; k < indices.size(); ++k) {
+      const auto& jb = pts[k].jobs.batch;
+      for (size_t j = 0; j < jb.jobs(); ++j) {
+        const std::vector<double> key = {jb.paths[j], jb.risk_scenarios[j], jb.instruments[j], double(jb.gpus[j]),
+                                         jb.device_revaluations_per_s[j], jb.comm_bytes_per_gpu[j], jb.serial_fraction[j]};
+        auto [it, fresh] = row_of.emplace(key, uniq.jobs());
+        if (fresh) {
+          uniq.paths.push_back(key[0]);
+          uniq.risk_scenarios.push_back(key[1]);
+          uniq.instruments.push_back(key[2]);
+          uniq.gpus.push_back(jb.gpus[j]);
+          uniq.device_revaluations_per_s.push_back(key[4]);
+          uniq.comm_bytes_per_gpu.push_back(key[5]);
+          uniq.serial_fraction.push_back(key[6]);
+        }
+        job_row[k].push_back(it->second);
+      }
+    }
+    std::vector<size_t> rt_refs;
+    std::vector<double> bottlenecks;
+    for (size_t b = 0; b < refs.size(); ++b)
+      if (!pts[refs[b].k].jobs.names.empty() && refs[b].traffic == pts[refs[b].k].runtime_traffic) {
+        rt_refs.push_back(b);
+        bottlenecks.push_back(res.min_rate_bytes_per_s[b]);
+      }
+    if (!rt_refs.empty()) {
+      uniq.validate();
+      const kernels::RuntimeResults rr = kernels::omp::batch_job_runtime(uniq, bottlenecks);
+      for (size_t q = 0; q < rt_refs.size(); ++q) {
+        const Ref& r = refs[rt_refs[q]];
+        metrics[r.k]["runtime"]["bottleneck_bytes_per_s"][r.cname] = num(bottlenecks[q]);
+        for (size_t j = 0; j < job_row[r.k].size(); ++j)
+          metrics[r.k]["runtime"]["jobs"][pts[r.k].jobs.names[j]][r.cname] = num(rr.runtime_s[q * rr.jobs + job_row[r.k][j]]);
+      }
+    }
   }
+  std::vector<json> lines;
   for (size_t k = 0; k < indices.size(); ++k)
     lines.push_back({{"index", indices[k]}, {"axes", point_axes(s, indices[k])}, {"metrics", metrics[k]}});
   return lines;

@@ -46,7 +46,7 @@ int verb_sweep(const Args& args) {
   const app::sweep::Summary sum = app::sweep::run_sweep(s, out, ro);
   if (!quiet) {
     std::cout << fmt::format("sweep {} ({} {}, {}): {} points", s.name, s.kind, s.mode,
-                             s.kind == "fabric" ? "one batch contention call" : fmt::format("{} threads", ro.threads), sum.points);
+                             s.kind == "fabric" ? "one batch contention call + one batch job-runtime call" : fmt::format("{} threads", ro.threads), sum.points);
     if (ro.shard.count > 1) std::cout << fmt::format(", shard {}/{} holds {}", ro.shard.index, ro.shard.count, sum.in_shard);
     std::cout << fmt::format("; ran {} ({:.3g}/s), already done {}", sum.ran, sum.wall_s > 0 ? sum.ran / sum.wall_s : 0.0,
                              sum.already_done);

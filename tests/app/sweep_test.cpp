@@ -160,7 +160,12 @@ TEST_CASE("sweep: fabric kind, one batch contention call equals the per-variant 
   for (size_t i = 0; i < batch.size(); ++i) require_close(batch[i], ref[i], "point " + std::to_string(i));
   // The axes change the answer: a 4:1 edge taper slows the permutation down against 1:1.
   const auto slow = [&](size_t i) { return batch[i]["metrics"]["traffic"]["permutation"]["healthy"]["slowest_s"].get<double>(); };
-  CHECK(slow(8 + 1) > slow(1));  // k=4, taper 4 vs 1, port 0, 1e9 bytes
+  CHECK(slow(18) > slow(2));  // k=4, taper 4 vs 1, port 0, 1e9 bytes, 1e4 paths
+  // Runtime-only axis: ten times the VaR paths, a longer VaR job; the bottleneck feeds its comm term.
+  const auto var_s = [&](size_t i) { return batch[i]["metrics"]["runtime"]["jobs"]["var-batch"]["healthy"].get<double>(); };
+  CHECK(var_s(3) > var_s(2));
+  CHECK(batch[2]["metrics"]["runtime"]["bottleneck_bytes_per_s"]["healthy"].get<double>() > 0);
+  CHECK(batch[2]["metrics"]["runtime"]["jobs"]["eod-pricing"]["healthy"] == batch[3]["metrics"]["runtime"]["jobs"]["eod-pricing"]["healthy"]);
   // A subset gives the same lines as the whole batch (shards, resume).
   const auto part = sw::fabric_batch_lines(s, {3, 17});
   CHECK(part[0] == batch[3]);

@@ -106,6 +106,10 @@ echo '{"base": "nope.json", "axes": [{"pointer": "/seed", "values": [1]}]}' > "$
 check_bad "$T/b2.json" "b2.json:/base:"
 echo '{"base": "rehearse", "mode": "list", "axes": [{"pointer": "/seed", "values": [1, 2]}, {"pointer": "/idle_pool/nodes", "values": [1]}]}' > "$T/b3.json"
 check_bad "$T/b3.json" "b3.json:/axes/1/values: has 1 values"
+echo '{"base": "rehearse", "runtime_jobs": [], "axes": [{"pointer": "/seed", "values": [1]}]}' > "$T/b5.json"
+check_bad "$T/b5.json" "b5.json:/runtime_jobs: only a fabric sweep"
+sed 's#"gpus": 8,#"gpus": 0,#; s#"base": "../fabric/#"base": "'"$SRC"'/examples/fabric/#' "$SRC/examples/sweeps/fabric-taper.json" > "$T/b6.json"
+check_bad "$T/b6.json" "b6.json:/runtime_jobs/0/gpus: expected an integer >= 1"
 echo '{"base": "rehearse", "axes": [' > "$T/b4.json"
 check_bad "$T/b4.json" "b4.json:"
 
