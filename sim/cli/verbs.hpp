@@ -12,6 +12,10 @@ int verb_calibrate(const Args& args);  // sim/cli/verb_calibrate.cpp
 int verb_fabric(const Args& args);     // sim/cli/verb_fabric.cpp
 int verb_rehearse(const Args& args);   // sim/cli/verb_rehearse.cpp
 int verb_size(const Args& args);       // sim/cli/verb_size.cpp
+int verb_sweep(const Args& args);      // sim/cli/verb_sweep.cpp
+int verb_merge(const Args& args);      // sim/cli/verb_sweep.cpp
+int verb_compare(const Args& args);    // sim/cli/verb_compare.cpp
+int verb_report(const Args& args);     // sim/cli/verb_report.cpp
 
 struct Verb {
   const char* name;
@@ -28,6 +32,10 @@ inline const Verb kVerbs[] = {
     {"fabric", "fat-tree sign-off pack: routing, max-min contention, degraded cases (signoff.md/.json)", verb_fabric},
     {"rehearse", "replay a quant night at peak with a node failure; verdict per criterion and layer to fix (--growth)", verb_rehearse},
     {"size", "entitlement sizing: peak demand per class, proposed floors (deadline floors fit the cluster), 80% warnings", verb_size},
+    {"sweep", "run many scenarios (grid / list / Latin hypercube over JSON-pointer axes) on threads; --resume, --shard i/N", verb_sweep},
+    {"merge", "join sweep shard outputs (checks no index is missing or doubled)", verb_merge},
+    {"compare", "regression gate: metrics.json or sweep results against tolerance bands; table + JUnit XML", verb_compare},
+    {"report", "one self-contained HTML report (inline SVG) of a run or sweep directory", verb_report},
 };
 
 }  // namespace floorsim::cli

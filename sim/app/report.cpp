@@ -1,0 +1,564 @@
+#include "sim/app/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/app/compare.hpp"
+#include "sim/app/scenario.hpp"
+#include "sim/app/sweep.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::app::report {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string cell;
+  bool quoted = false, any = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') cell += '"', ++i;
+      else if (c == '"') quoted = false;
+      else cell += c;
+    } else if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      row.push_back(std::move(cell));
+      cell.clear();
+      any = true;
+    } else if (c == '\n') {
+      if (any || !cell.empty()) row.push_back(std::move(cell));
+      if (!row.empty()) rows.push_back(std::move(row));
+      row.clear();
+      cell.clear();
+      any = false;
+    } else if (c != '\r') {
+      cell += c;
+      any = true;
+    }
+  }
+  if (any || !cell.empty()) row.push_back(std::move(cell));
+  if (!row.empty()) rows.push_back(std::move(row));
+  return rows;
+}
+
+namespace {
+
+const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '&') o += "&amp;";
+    else if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '"') o += "&quot;";
+    else o += c;
+  }
+  return o;
+}
+
+std::string slug(const std::string& s) {
+  std::string o;
+  for (char c : s) o += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
+  const size_t a = o.find_first_not_of('-'), b = o.find_last_not_of('-');
+  return a == std::string::npos ? std::string("x") : o.substr(a, b - a + 1);
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v)) return "-";
+  if (std::fabs(v) >= 100 || v == std::floor(v)) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
+// A table-like CSV with a header: column lookup by name.
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  int col(const std::string& name) const {
+    for (size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+Csv read_csv(const fs::path& p, const std::vector<std::string>& required) {
+  Csv c;
+  auto rows = parse_csv(io::read_file(p));
+  if (rows.empty()) throw InputError(p.string(), "1", "empty; expected a header line");
+  c.header = rows[0];
+  for (const auto& r : required)
+    if (c.col(r) < 0) throw InputError(p.string(), "1", "has no column '" + r + "'; expected the floorsim output format");
+  c.rows.assign(rows.begin() + 1, rows.end());
+  for (size_t i = 0; i < c.rows.size(); ++i)
+    if (c.rows[i].size() < c.header.size())
+      throw InputError(p.string(), std::to_string(i + 2), fmt::format("has {} fields; expected {}", c.rows[i].size(), c.header.size()));
+  return c;
+}
+
+double to_d(const std::string& s, const fs::path& file, size_t line) {
+  if (s.empty()) return std::nan("");
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw InputError(file.string(), std::to_string(line), "'" + s + "' is not a number");
+}
+
+// ---- SVG frame: a plot area with axes, nice ticks and labels.
+struct Frame {
+  double w = 860, h = 260, ml = 64, mr = 16, mt = 28, mb = 42;
+  double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+  bool xlog1p = false;  // x drawn as log10(1 + x)
+  bool yticks = true;   // false for bar charts whose rows are labelled instead
+  double fx(double x) const { return xlog1p ? std::log10(1 + std::max(0.0, x)) : x; }
+  double X(double x) const {
+    const double a = fx(x0), b = fx(x1);
+    return ml + (fx(x) - a) / (b > a ? b - a : 1) * (w - ml - mr);
+  }
+  double Y(double y) const { return h - mb - (y - y0) / (y1 > y0 ? y1 - y0 : 1) * (h - mt - mb); }
+};
+
+std::vector<double> nice_ticks(double a, double b, int n = 5) {
+  std::vector<double> t;
+  if (!(b > a)) return {a};
+  const double raw = (b - a) / n, mag = std::pow(10, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= m * mag) {
+      step = m * mag;
+      break;
+    }
+  for (double v = std::ceil(a / step) * step; v <= b + step * 1e-9; v += step) t.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
+  return t;
+}
+
+std::string svg_open(const std::string& id, const std::string& title, const Frame& f, const std::string& xlabel,
+                     const std::string& ylabel, bool draw_axes = true) {
+  std::string s = fmt::format(
+      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\" aria-label=\"{}\"><title>{}</title>\n",
+      esc(id), f.w, f.h, f.w, f.h, esc(title), esc(title));
+  s += fmt::format("<text x=\"{}\" y=\"16\" class=\"ct\">{}</text>\n", f.ml, esc(title));
+  if (!draw_axes) return s;
+  s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"pa\"/>\n", f.ml, f.mt, f.w - f.ml - f.mr, f.h - f.mt - f.mb);
+  std::vector<double> xt;
+  if (f.xlog1p) {
+    for (double v = 0; v <= f.x1 * 1.0001; v = v == 0 ? 1 : v * 10) xt.push_back(v);
+  } else {
+    xt = nice_ticks(f.x0, f.x1);
+  }
+  for (double v : xt)
+    s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" class=\"g\"/><text x=\"{0:.1f}\" y=\"{3}\" class=\"tx\">{4}</text>\n",
+                     f.X(v), f.mt, f.h - f.mb, f.h - f.mb + 14, num(v));
+  for (double v : f.yticks ? nice_ticks(f.y0, f.y1) : std::vector<double>{})
+    s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"g\"/><text x=\"{3}\" y=\"{4:.1f}\" class=\"ty\">{5}</text>\n",
+                     f.ml, f.w - f.mr, f.Y(v), f.ml - 4, f.Y(v) + 4, num(v));
+  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"xl\">{}</text>\n", (f.ml + f.w - f.mr) / 2, f.h - 6, esc(xlabel));
+  s += fmt::format("<text x=\"12\" y=\"{}\" class=\"yl\" transform=\"rotate(-90 12 {})\">{}</text>\n", (f.mt + f.h - f.mb) / 2,
+                   (f.mt + f.h - f.mb) / 2, esc(ylabel));
+  return s;
+}
+
+// A step line through (x_i, y_i) held until x_end.
+std::string step_path(const Frame& f, const std::vector<std::pair<double, double>>& pts, double x_end) {
+  if (pts.empty()) return "";
+  std::string d = fmt::format("M{:.1f},{:.1f}", f.X(pts[0].first), f.Y(pts[0].second));
+  for (size_t i = 1; i < pts.size(); ++i) d += fmt::format("H{:.1f}V{:.1f}", f.X(pts[i].first), f.Y(pts[i].second));
+  d += fmt::format("H{:.1f}", f.X(x_end));
+  return d;
+}
+
+std::string legend(const std::vector<std::pair<std::string, std::string>>& items) {
+  std::string s = "<p class=\"lg\">";
+  for (const auto& [name, colour] : items) s += fmt::format("<span style=\"color:{}\">&#9632;</span> {} &nbsp; ", colour, esc(name));
+  return s + "</p>\n";
+}
+
+const char* kStyle = R"CSS(
+body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}
+h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
+.chart{display:block;margin:6px 0}.ct{font-size:13px;font-weight:bold}.pa{fill:#fafafa;stroke:#999}
+.g{stroke:#e4e4e4}.tx{font-size:10px;text-anchor:middle}.ty{font-size:10px;text-anchor:end}
+.xl,.yl{font-size:11px;text-anchor:middle}.lg{font-size:12px}.small{display:inline-block;vertical-align:top}
+.fail{color:#c00;font-weight:bold}.pass{color:#070}.note{color:#666;font-size:13px}
+)CSS";
+
+std::string page_open(const std::string& title) {
+  return fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>\n<h1>{}</h1>\n",
+                     esc(title), kStyle, esc(title));
+}
+
+// ------------------------------------------------------------------ run report
+
+struct JobRow {
+  std::string id, cls;
+  double gpus, submit, start, end, wait;
+  int preemptions, requeues;
+  std::string state;
+};
+
+std::string run_report(const fs::path& dir) {
+  const fs::path mpath = dir / "metrics.json";
+  const json m = parse_json_text(io::read_file(mpath), mpath.string());
+  if (!m.is_object() || !m.contains("classes")) throw InputError(mpath.string(), "/classes", "missing; expected a floorsim metrics.json");
+  json resolved, verdict;
+  if (fs::exists(dir / "scenario.resolved.json"))
+    resolved = parse_json_text(io::read_file(dir / "scenario.resolved.json"), (dir / "scenario.resolved.json").string());
+  if (fs::exists(dir / "verdict.json")) verdict = parse_json_text(io::read_file(dir / "verdict.json"), (dir / "verdict.json").string());
+
+  std::vector<std::string> classes;
+  for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it) classes.push_back(it.key());
+  std::map<std::string, std::string> colour;
+  for (size_t i = 0; i < classes.size(); ++i) colour[classes[i]] = kPalette[i % 10];
+  std::vector<std::pair<std::string, std::string>> leg;
+  for (const auto& c : classes) leg.emplace_back(c, colour[c]);
+
+  const std::string name = m.value("scenario", std::string("run"));
+  std::string h = page_open("floorsim report: " + name);
+  h += fmt::format("<p class=\"note\">{} under {}: {} jobs, makespan {} s, utilization {}, wait p99 {} s, {} preemptions "
+                   "({} cascading). Source: {}</p>\n",
+                   esc(name), esc(m.value("scheduler", std::string("?"))), num(m.value("jobs", 0.0)), num(m.value("makespan_s", 0.0)),
+                   num(m.value("utilization", 0.0)), m.contains("wait_s") ? num(m["wait_s"].value("p99", 0.0)) : "-",
+                   num(m.value("preemptions", 0.0)), num(m.value("cascade_preemptions", 0.0)), esc(dir.string()));
+  if (verdict.is_object() && verdict.contains("criteria")) {
+    h += "<h2>Verdict</h2>\n<table><tr><th>criterion</th><th>measured</th><th>target</th><th>result</th><th>layer</th></tr>\n";
+    for (const auto& c : verdict["criteria"]) {
+      const bool ev = c.value("evaluated", true), ok = c.value("pass", true);
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", esc(c.value("name", "")),
+                       esc(c.value("measured", "")), esc(c.value("target", "")), ok ? "pass" : "fail", !ev ? "n/a" : ok ? "PASS" : "FAIL",
+                       esc(c.value("layer", "")));
+    }
+    h += "</table>\n";
+  }
+  h += "<h2>Classes</h2>\n<table><tr><th>class</th><th>jobs</th><th>floor GPUs</th><th>floor attainment</th><th>p50 wait s</th>"
+       "<th>p99 wait s</th><th>deadline margin s</th><th>preemptions</th><th>requeues</th><th>lost GPU-h</th></tr>\n";
+  for (const auto& c : classes) {
+    const json& k = m["classes"][c];
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                     esc(c), num(k.value("jobs", 0.0)), num(k.value("floor_gpus", 0.0)), num(k.value("floor_attainment", 0.0)),
+                     k.contains("wait_s") ? num(k["wait_s"].value("p50", 0.0)) : "-", k.contains("wait_s") ? num(k["wait_s"].value("p99", 0.0)) : "-",
+                     k["deadline_margin_s"].is_number() ? num(k["deadline_margin_s"].get<double>()) : "-", num(k.value("preemptions", 0.0)),
+                     num(k.value("requeues", 0.0)), num(k.value("lost_gpu_s", 0.0) / 3600));
+  }
+  h += "</table>\n";
+
+  // --- GPUs per class over time against the floor (timeline.csv).
+  h += "<h2>GPUs per class over time against the floor</h2>\n";
+  const fs::path tpath = dir / "timeline.csv";
+  if (!fs::exists(tpath)) {
+    h += "<p class=\"note\">No timeline.csv in this run (output.timeline was false).</p>\n";
+  } else {
+    const Csv t = read_csv(tpath, {"time_s", "class", "gpus_allocated", "gpus_demanded", "floor_gpus"});
+    const int ct = t.col("time_s"), cc = t.col("class"), ca = t.col("gpus_allocated"), cd = t.col("gpus_demanded"), cf = t.col("floor_gpus");
+    struct Series {
+      std::vector<std::pair<double, double>> alloc, demand, floor;
+    };
+    std::map<std::string, Series> ser;
+    double tmin = INFINITY, tmax = -INFINITY, ymax = 1;
+    for (size_t i = 0; i < t.rows.size(); ++i) {
+      const auto& r = t.rows[i];
+      const double ts = to_d(r[ct], tpath, i + 2) / 3600, a = to_d(r[ca], tpath, i + 2), d = to_d(r[cd], tpath, i + 2),
+                   fl = to_d(r[cf], tpath, i + 2);
+      auto& s = ser[r[cc]];
+      s.alloc.emplace_back(ts, a);
+      s.demand.emplace_back(ts, d);
+      s.floor.emplace_back(ts, fl);
+      tmin = std::min(tmin, ts);
+      tmax = std::max(tmax, ts);
+      ymax = std::max({ymax, a, fl});
+    }
+    if (!std::isfinite(tmin)) tmin = 0, tmax = 1;
+    if (tmax <= tmin) tmax = tmin + 1;
+    h += legend({{"allocated", "#1f77b4"}, {"demanded (allocated + queued)", "#bbb"}, {"floor", "#000"}});
+    for (const auto& c : classes) {
+      if (!ser.count(c)) continue;
+      const Series& s = ser[c];
+      double cy = 1;
+      for (const auto& p : s.alloc) cy = std::max(cy, p.second);
+      for (const auto& p : s.floor) cy = std::max(cy, p.second);
+      // Demand can dwarf the allocation (a whole batch queued at once): show it up to 1.5x the
+      // larger of allocation and floor, clipped above, so the allocation stays readable.
+      const double cap = cy * 1.5;
+      for (const auto& p : s.demand) cy = std::max(cy, std::min(p.second, cap));
+      Frame f;
+      f.h = 170;
+      f.x0 = tmin, f.x1 = tmax, f.y0 = 0, f.y1 = cy * 1.08;
+      h += svg_open("chart-gpus-" + slug(c), "GPUs allocated to " + c + " over time against its floor", f, "time (h)", "GPUs");
+      auto clip = s.demand;
+      for (auto& p : clip) p.second = std::min(p.second, f.y1);
+      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#bbb\" stroke-width=\"1\"/>\n", step_path(f, clip, tmax));
+      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", step_path(f, s.alloc, tmax), colour[c]);
+      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.2\" stroke-dasharray=\"6 3\"/>\n",
+                       step_path(f, s.floor, tmax));
+      h += "</svg>\n";
+    }
+  }
+
+  // --- jobs.csv: wait CDF, Gantt.
+  const fs::path jpath = dir / "jobs.csv";
+  std::vector<JobRow> jobs;
+  if (fs::exists(jpath)) {
+    const Csv j = read_csv(jpath, {"job_id", "class", "gpus", "submit_s", "start_s", "end_s", "wait_s", "state", "requeues", "preemptions"});
+    const int ci = j.col("job_id"), cc = j.col("class"), cg = j.col("gpus"), csu = j.col("submit_s"), cst = j.col("start_s"),
+              ce = j.col("end_s"), cw = j.col("wait_s"), cs = j.col("state"), cr = j.col("requeues"), cp = j.col("preemptions");
+    for (size_t i = 0; i < j.rows.size(); ++i) {
+      const auto& r = j.rows[i];
+      jobs.push_back({r[ci], r[cc], to_d(r[cg], jpath, i + 2), to_d(r[csu], jpath, i + 2), to_d(r[cst], jpath, i + 2),
+                      to_d(r[ce], jpath, i + 2), to_d(r[cw], jpath, i + 2), static_cast<int>(to_d(r[cp], jpath, i + 2)),
+                      static_cast<int>(to_d(r[cr], jpath, i + 2)), r[cs]});
+    }
+  }
+  h += "<h2>Wait time CDF per class</h2>\n";
+  if (!fs::exists(jpath)) {
+    h += "<p class=\"note\">No jobs.csv in this run (output.jobs_csv was false).</p>\n";
+  } else {
+    std::map<std::string, std::vector<double>> waits;
+    double wmax = 1;
+    for (const auto& jr : jobs)
+      if (std::isfinite(jr.wait)) waits[jr.cls].push_back(jr.wait), wmax = std::max(wmax, jr.wait);
+    Frame f;
+    f.xlog1p = true;
+    f.x0 = 0, f.x1 = std::pow(10, std::ceil(std::log10(wmax + 1))), f.y0 = 0, f.y1 = 1;
+    h += legend(leg);
+    h += svg_open("chart-wait-cdf", "Wait time CDF per class (jobs that started)", f, "wait (s, log scale)", "fraction of jobs");
+    for (const auto& c : classes) {
+      auto it = waits.find(c);
+      if (it == waits.end() || it->second.empty()) continue;
+      auto w = it->second;
+      std::sort(w.begin(), w.end());
+      std::vector<std::pair<double, double>> pts{{0, 0}};
+      for (size_t i = 0; i < w.size(); ++i)
+        if (i + 1 == w.size() || w[i + 1] != w[i]) pts.emplace_back(w[i], static_cast<double>(i + 1) / w.size());
+      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} jobs</title></path>\n",
+                       step_path(f, pts, f.x1), colour[c], esc(c), w.size());
+    }
+    h += "</svg>\n";
+  }
+
+  // --- Deadline margins.
+  h += "<h2>Deadline margins</h2>\n";
+  {
+    std::vector<std::pair<std::string, double>> margins;
+    for (const auto& c : classes)
+      if (m["classes"][c]["deadline_margin_s"].is_number()) margins.emplace_back(c, m["classes"][c]["deadline_margin_s"].get<double>() / 60);
+    const double target = resolved.is_object() && resolved.contains("rehearse") ? resolved["rehearse"].value("min_margin_s", 0.0) / 60 : 0;
+    Frame f;
+    f.h = 60 + 28.0 * std::max<size_t>(1, margins.size());
+    f.ml = 110;
+    f.yticks = false;
+    double lo = std::min(0.0, target), hi = std::max(1.0, target);
+    for (const auto& [c, v] : margins) lo = std::min(lo, v), hi = std::max(hi, v);
+    f.x0 = lo < 0 ? lo * 1.1 : 0, f.x1 = hi * 1.1, f.y0 = 0, f.y1 = 1;
+    h += svg_open("chart-deadline-margins", "Worst deadline margin per class (minutes; dashed: required margin)", f, "margin (min)", "");
+    const double rowh = (f.h - f.mt - f.mb) / std::max<size_t>(1, margins.size());
+    for (size_t i = 0; i < margins.size(); ++i) {
+      const auto& [c, v] = margins[i];
+      const double y = f.mt + rowh * i + rowh * 0.2, x0 = f.X(std::min(0.0, v)), x1 = f.X(std::max(0.0, v));
+      h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}: {} min</title></rect>\n", x0, y,
+                       std::max(1.0, x1 - x0), rowh * 0.6, v < target ? "#d62728" : colour[c], esc(c), num(v));
+      h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + rowh * 0.4, esc(c));
+    }
+    if (margins.empty())
+      h += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tx\">no class has deadline jobs</text>\n", f.w / 2, f.mt + 20);
+    if (target > 0)
+      h += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#d62728\" stroke-dasharray=\"5 3\"/>\n", f.X(target), f.mt,
+                       f.h - f.mb);
+    h += "</svg>\n";
+  }
+
+  // --- Gantt of the largest jobs.
+  h += "<h2>Largest jobs (Gantt)</h2>\n";
+  if (jobs.empty()) {
+    h += "<p class=\"note\">No jobs.csv (or no jobs) in this run.</p>\n";
+  } else {
+    std::vector<const JobRow*> big;
+    for (const auto& jr : jobs)
+      if (std::isfinite(jr.start) && std::isfinite(jr.end)) big.push_back(&jr);
+    std::stable_sort(big.begin(), big.end(), [](const JobRow* a, const JobRow* b) {
+      return a->gpus * (a->end - a->start) > b->gpus * (b->end - b->start);
+    });
+    if (big.size() > 40) big.resize(40);
+    std::stable_sort(big.begin(), big.end(), [](const JobRow* a, const JobRow* b) { return a->start < b->start; });
+    Frame f;
+    f.ml = 190;
+    f.yticks = false;
+    f.h = 60 + 14.0 * std::max<size_t>(1, big.size());
+    double t0 = INFINITY, t1 = -INFINITY;
+    for (const auto* jr : big) t0 = std::min(t0, jr->submit / 3600), t1 = std::max(t1, jr->end / 3600);
+    if (!(t1 > t0)) t0 = 0, t1 = 1;
+    f.x0 = t0, f.x1 = t1, f.y0 = 0, f.y1 = 1;
+    h += legend(leg);
+    h += svg_open("chart-gantt", "Largest jobs by GPU-hours: queued (grey) and running (class colour); red outline = preempted", f, "time (h)", "");
+    for (size_t i = 0; i < big.size(); ++i) {
+      const JobRow& jr = *big[i];
+      const double y = f.mt + 14.0 * i + 2;
+      h += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#bbb\" stroke-width=\"2\"/>\n", f.X(jr.submit / 3600),
+                       f.X(jr.start / 3600), y + 5, y + 5);
+      h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"10\" fill=\"{}\"{}><title>job {} ({}, {} GPUs): start {} s, end {} s, "
+                       "{} preemptions, state {}</title></rect>\n",
+                       f.X(jr.start / 3600), y, std::max(1.0, f.X(jr.end / 3600) - f.X(jr.start / 3600)), colour.count(jr.cls) ? colour[jr.cls] : "#777",
+                       jr.preemptions > 0 ? " stroke=\"#d62728\" stroke-width=\"2\"" : "", esc(jr.id), esc(jr.cls), num(jr.gpus), num(jr.start),
+                       num(jr.end), jr.preemptions, esc(jr.state));
+      h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{} {} x{}{}</text>\n", f.ml - 4, y + 9, esc(jr.cls), esc(jr.id), num(jr.gpus),
+                       jr.preemptions > 0 ? fmt::format(" (preempted {})", jr.preemptions) : "");
+    }
+    h += "</svg>\n";
+  }
+
+  // --- Preemptions per class.
+  h += "<h2>Preemptions</h2>\n";
+  {
+    Frame f;
+    f.ml = 110;
+    f.yticks = false;
+    f.h = 60 + 34.0 * classes.size();
+    double hi = 1;
+    for (const auto& c : classes)
+      hi = std::max({hi, m["classes"][c].value("preemptions", 0.0), m["classes"][c].value("requeues", 0.0),
+                     m["classes"][c].value("lost_gpu_s", 0.0) / 3600});
+    f.x0 = 0, f.x1 = hi * 1.1, f.y0 = 0, f.y1 = 1;
+    h += legend({{"preemptions", "#d62728"}, {"requeues", "#ff7f0e"}, {"lost GPU-hours", "#7f7f7f"}});
+    h += svg_open("chart-preemptions", fmt::format("Preemptions, requeues and lost GPU-hours per class ({} in all, {} cascading)",
+                                                   num(m.value("preemptions", 0.0)), num(m.value("cascade_preemptions", 0.0))),
+                  f, "count / GPU-hours", "");
+    for (size_t i = 0; i < classes.size(); ++i) {
+      const json& k = m["classes"][classes[i]];
+      const double y = f.mt + 34.0 * i + 3;
+      const double vals[] = {k.value("preemptions", 0.0), k.value("requeues", 0.0), k.value("lost_gpu_s", 0.0) / 3600};
+      const char* cols[] = {"#d62728", "#ff7f0e", "#7f7f7f"};
+      for (int b = 0; b < 3; ++b)
+        h += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"8\" fill=\"{}\"><title>{}: {}</title></rect>\n", f.ml, y + 9 * b,
+                         std::max(0.5, f.X(vals[b]) - f.ml), cols[b], esc(classes[i]), num(vals[b]));
+      h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + 16, esc(classes[i]));
+    }
+    h += "</svg>\n";
+  }
+  h += "</body></html>\n";
+  return h;
+}
+
+// ------------------------------------------------------------------ sweep report
+
+std::string sweep_report(const fs::path& dir, const Options& o) {
+  const fs::path spath = dir / "sweep.json";
+  const json sj = parse_json_text(io::read_file(spath), spath.string());
+  if (!sj.is_object() || !sj.contains("axes")) throw InputError(spath.string(), "/axes", "missing; expected a floorsim sweep.json");
+  const fs::path rpath = dir / "results.jsonl";
+  bool torn = false;
+  const auto lines = sweep::read_results(rpath.string(), &torn);
+  if (lines.empty()) throw InputError(rpath.string(), "", "holds no result lines; expected a run sweep");
+  std::vector<std::string> metrics = o.metrics;
+  if (metrics.empty()) {
+    // Defaults: the headline figures of the first line that has metrics.
+    for (const auto& l : lines) {
+      if (!l.contains("metrics")) continue;
+      const json& m = l["metrics"];
+      for (const char* k : {"/utilization", "/wait_s/p99", "/makespan_s", "/preemptions"})
+        if (m.contains(json::json_pointer(k))) metrics.push_back(k);
+      if (m.contains("classes"))
+        for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it) {
+          if (it.value().contains("deadline_margin_s") && it.value()["deadline_margin_s"].is_number())
+            metrics.push_back("/classes/" + it.key() + "/deadline_margin_s");
+        }
+      if (m.contains("traffic"))
+        for (auto it = m["traffic"].begin(); it != m["traffic"].end(); ++it)
+          for (auto c = it.value().begin(); c != it.value().end(); ++c)
+            metrics.push_back("/traffic/" + it.key() + "/" + c.key() + "/slowest_s");
+      break;
+    }
+  }
+  const bool verdicts = sj.value("rehearse", false);
+  std::string h = page_open("floorsim sweep report: " + sj.value("name", std::string("sweep")));
+  size_t fails = 0;
+  for (const auto& l : lines)
+    if (l.contains("verdict") && !l["verdict"].value("pass", true)) ++fails;
+  h += fmt::format("<p class=\"note\">{} of {} points in {} ({} sweep{}).{}</p>\n", lines.size(), num(sj.value("points", 0.0)),
+                   esc(dir.string()), esc(sj.value("kind", std::string("scenario"))), torn ? "; the last line was torn" : "",
+                   verdicts ? fmt::format(" Verdict failed at {} points (red); held at the others (green).", fails) : "");
+  size_t ai = 0;
+  for (const auto& axis : sj["axes"]) {
+    const std::string aname = axis.value("name", std::string("axis"));
+    h += fmt::format("<h2>Against axis {} ({})</h2>\n", esc(aname), esc(axis.value("pointer", std::string())));
+    // Categorical positions for non-numeric axis values.
+    std::vector<std::string> cats;
+    bool numeric = true;
+    for (const auto& l : lines)
+      if (!l["axes"].contains(aname) || !l["axes"][aname].is_number()) numeric = false;
+    if (!numeric) {
+      std::set<std::string> seen;
+      for (const auto& l : lines) {
+        const std::string v = l["axes"].value(aname, json()).dump();
+        if (seen.insert(v).second) cats.push_back(v);
+      }
+    }
+    for (const auto& metric : metrics) {
+      const std::string ptr = compare::to_pointer(metric);
+      std::vector<std::tuple<double, double, int, size_t>> pts;  // x, y, verdict (-1 none, 0 fail, 1 pass), index
+      for (const auto& l : lines) {
+        if (!l.contains("metrics")) continue;
+        json::json_pointer jp;
+        try {
+          jp = json::json_pointer(ptr);
+        } catch (const json::exception&) {
+          throw InputError("--metric", ptr, "is not a JSON pointer or dotted path");
+        }
+        if (!l["metrics"].contains(jp) || !l["metrics"].at(jp).is_number()) continue;
+        double x;
+        if (numeric) {
+          x = l["axes"][aname].get<double>();
+        } else {
+          x = static_cast<double>(std::find(cats.begin(), cats.end(), l["axes"].value(aname, json()).dump()) - cats.begin());
+        }
+        const int v = l.contains("verdict") ? (l["verdict"].value("pass", true) ? 1 : 0) : -1;
+        pts.emplace_back(x, l["metrics"].at(jp).get<double>(), v, l["index"].get<size_t>());
+      }
+      Frame f;
+      f.w = 420, f.h = 240;
+      double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+      for (const auto& [x, y, v, i] : pts) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+      if (pts.empty()) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
+      const double px = (x1 - x0) * 0.05 + (x1 == x0 ? 0.5 : 0), py = (y1 - y0) * 0.08 + (y1 == y0 ? std::max(1.0, std::fabs(y0) * 0.1) : 0);
+      f.x0 = x0 - px, f.x1 = x1 + px, f.y0 = y0 - py, f.y1 = y1 + py;
+      h += "<div class=\"small\">";
+      h += svg_open(fmt::format("chart-sweep-{}-{}", ai, slug(metric)), metric + " against " + aname, f, aname + (numeric ? "" : " (categories)"), metric);
+      for (const auto& [x, y, v, i] : pts)
+        h += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" fill-opacity=\"0.75\"><title>point {}: {} = {}, {} = {}</title></circle>\n",
+                         f.X(x), f.Y(y), v < 0 ? "#1f77b4" : v ? "#2ca02c" : "#d62728", i, esc(aname),
+                         numeric ? num(x) : esc(cats[static_cast<size_t>(x)]), esc(metric), num(y));
+      if (pts.empty()) h += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tx\">no numeric values</text>\n", f.w / 2, f.h / 2);
+      h += "</svg></div>\n";
+    }
+    ++ai;
+  }
+  h += "</body></html>\n";
+  return h;
+}
+
+}  // namespace
+
+std::string render(const std::string& dir_text, const Options& o) {
+  const fs::path dir(dir_text);
+  if (!fs::is_directory(dir)) throw InputError(dir_text, "", "is not a directory; expected a run or sweep output directory");
+  if (fs::exists(dir / "sweep.json")) return sweep_report(dir, o);
+  if (fs::exists(dir / "metrics.json")) return run_report(dir);
+  throw InputError(dir_text, "", "holds neither metrics.json nor sweep.json; expected a run or sweep output directory");
+}
+
+}  // namespace floorsim::app::report

@@ -1,0 +1,46 @@
+// floorsim compare BASELINE CURRENT --bands BANDS.json [--junit FILE] (issue 8): the regression
+// gate. Exit 0 when every metric is inside its band, 1 on a regression, 2 on bad input (and then
+// no JUnit file is written). The work is in sim/app/compare.{hpp,cpp}.
+#include <iostream>
+
+#include "sim/app/compare.hpp"
+#include "sim/cli/verbs.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::cli {
+
+int verb_compare(const Args& args) {
+  po::options_description opts;
+  std::string baseline, current, bands, junit;
+  bool quiet = false;
+  opts.add_options()("baseline", po::value(&baseline)->required(), "baseline: metrics.json, a run directory, a sweep directory or results.jsonl")
+      ("current", po::value(&current)->required(), "current: the same kind as the baseline")
+      ("bands", po::value(&bands)->required(), "tolerance bands JSON: {\"bands\": [{\"metric\", \"upper\"/\"lower\": {\"abs\", \"rel\"}, \"max\", \"min\"}]} (required)")
+      ("junit", po::value(&junit)->default_value("", "\"\""), "also write JUnit XML here (\"\" = none)")
+      ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print only regressions and the summary line (off)");
+  po::positional_options_description pos;
+  pos.add("baseline", 1).add("current", 1);
+  po::variables_map vm;
+  if (!parse(args, "compare", "BASELINE CURRENT --bands BANDS.json [--junit FILE]", opts, pos, vm)) return kExitOk;
+  const auto band_list = app::compare::load_bands_file(bands);
+  const auto base = app::compare::load_input(baseline);
+  const auto cur = app::compare::load_input(current);
+  const auto r = app::compare::compare(base, cur, band_list, bands);
+  if (!junit.empty()) io::write_file_atomic(junit, app::compare::junit_xml(r, base.file + " vs " + cur.file));
+  if (quiet) {
+    app::compare::Result shown;
+    for (const auto& row : r.rows)
+      if (!row.pass) shown.rows.push_back(row);
+    shown.failures = r.failures;
+    std::string t = app::compare::table(shown);
+    t = t.substr(0, t.rfind('\n', t.size() - 2) + 1);  // drop its summary line, print the full one
+    std::cout << (shown.rows.empty() ? "" : t)
+              << (r.failures ? "REGRESSION" : "PASS") << ": " << r.failures << " of " << r.rows.size() << " checks outside their band\n";
+  } else {
+    std::cout << app::compare::table(r);
+  }
+  return r.failures ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace floorsim::cli

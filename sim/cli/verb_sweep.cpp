@@ -1,0 +1,78 @@
+// floorsim sweep SWEEP.json --out DIR / floorsim merge OUT SHARD_DIR... (issue 8). The work is
+// in sim/app/sweep.{hpp,cpp}; this file maps flags onto it.
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "sim/app/sweep.hpp"
+#include "sim/cli/verbs.hpp"
+#include "sim/core/error.hpp"
+
+namespace floorsim::cli {
+
+int verb_sweep(const Args& args) {
+  po::options_description opts;
+  std::string file, out, shard, progress;
+  unsigned threads = 0;
+  bool resume = false, quiet = false;
+  opts.add_options()("sweep", po::value(&file)->required(), "sweep JSON file (base scenario + axes)")
+      ("out,o", po::value(&out)->required(), "output directory: sweep.json, results.jsonl, results.csv (required)")
+      ("threads,j", po::value(&threads)->default_value(0), "worker threads (0 = one per core)")
+      ("resume", po::bool_switch(&resume)->default_value(false),
+       "continue the sweep already in --out: points complete there are skipped (a torn last line is dropped) (off)")
+      ("shard", po::value(&shard)->default_value("0/1"),
+       "run slice i of N (0-based: i in 0..N-1; point p belongs to shard p mod N); for Slurm job arrays "
+       "--array=0-(N-1) with --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")
+      ("progress", po::value(&progress)->default_value("auto"), "progress bar on stderr: auto (only on a terminal), always, never")
+      ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print no summary (off)");
+  po::positional_options_description pos;
+  pos.add("sweep", 1);
+  po::variables_map vm;
+  if (!parse(args, "sweep", "SWEEP.json --out DIR [--threads N] [--resume] [--shard i/N]", opts, pos, vm)) return kExitOk;
+  app::sweep::RunOptions ro;
+  try {
+    ro.shard = app::sweep::parse_shard(shard);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (progress != "auto" && progress != "always" && progress != "never")
+    throw UsageError("--progress is '" + progress + "'; expected auto, always or never");
+  ro.threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+  ro.resume = resume;
+  ro.progress = progress == "always" || (progress == "auto" && stderr_is_tty());
+  ro.progress_out = &std::cerr;
+  const app::sweep::SweepSpec s = app::sweep::load_sweep_file(file);  // validates every point first
+  const app::sweep::Summary sum = app::sweep::run_sweep(s, out, ro);
+  if (!quiet) {
+    std::cout << fmt::format("sweep {} ({} {}, {}): {} points", s.name, s.kind, s.mode,
+                             s.kind == "fabric" ? "one batch contention call + one batch job-runtime call" : fmt::format("{} threads", ro.threads), sum.points);
+    if (ro.shard.count > 1) std::cout << fmt::format(", shard {}/{} holds {}", ro.shard.index, ro.shard.count, sum.in_shard);
+    std::cout << fmt::format("; ran {} ({:.3g}/s), already done {}", sum.ran, sum.wall_s > 0 ? sum.ran / sum.wall_s : 0.0,
+                             sum.already_done);
+    if (s.rehearse) std::cout << fmt::format(", verdict failed in {}", sum.verdict_fail);
+    if (sum.errors) std::cout << fmt::format(", {} points failed to run (\"error\" in their line)", sum.errors);
+    std::cout << "\nwrote " << out << "/{sweep.json,results.jsonl,results.csv}\n";
+  }
+  return sum.errors ? kExitCheckFailed : kExitOk;
+}
+
+int verb_merge(const Args& args) {
+  po::options_description opts;
+  std::string out;
+  std::vector<std::string> shards;
+  bool quiet = false;
+  opts.add_options()("out", po::value(&out)->required(), "merged output directory (written atomically)")
+      ("shards", po::value(&shards)->multitoken()->required(), "shard output directories (of floorsim sweep --shard i/N)")
+      ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print no summary (off)");
+  po::positional_options_description pos;
+  pos.add("out", 1).add("shards", -1);
+  po::variables_map vm;
+  if (!parse(args, "merge", "OUT SHARD_DIR...", opts, pos, vm)) return kExitOk;
+  const size_t n = app::sweep::merge_shards(out, shards);
+  if (!quiet) std::cout << fmt::format("merged {} shards: {} points, none missing or doubled; wrote {}/{{sweep.json,results.jsonl,results.csv}}\n",
+                                       shards.size(), n, out);
+  return kExitOk;
+}
+
+}  // namespace floorsim::cli
