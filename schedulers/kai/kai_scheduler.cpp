@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 
 #include <fmt/format.h>
@@ -320,6 +321,8 @@ class KaiScheduler final : public Scheduler {
       shared_now_ = 0;
       for (auto m : slot_) shared_now_ += m > 0;
     }
+    if (any_fractional_) update_best_room();
+    else best_room_ = 0;
   }
 
   Milli limit_milli(JobIdx j) const {
@@ -383,6 +386,7 @@ class KaiScheduler final : public Scheduler {
       const NodeIdx nd = slot_node_[pack_slot_];
       out_->start_packed(j, nd, pack_slot_ - static_cast<int32_t>(gpu_first_[nd]));
       last_slot_[j] = pack_slot_;
+      update_best_room();
       (void)js;
     } else {
       free_total_ -= view_->jobs[j].gpus;
@@ -394,6 +398,27 @@ class KaiScheduler final : public Scheduler {
     ++allocated_;
   }
   bool started_now(JobIdx j) const { return started_pass_[j] == pass_no_; }
+  void reason(JobIdx j, uint16_t code) {
+    if (view_->runs[j].reason != code) out_->set_reason(j, code);
+  }
+  // Upper bound on the GPUs reclaim could free for a job of `leaf` (a cheap pre-test, no
+  // candidate list): the preemptible allocation of every queue beside the leaf's path that is
+  // over min(its fair-share floor, its deserved quota), i.e. that either victim test could pass.
+  int64_t reclaimable_gpus_bound(int leaf) const {
+    Milli sum = 0;
+    for (int q = leaf; q != kNoQueue; q = t_[q].parent) {
+      const auto& sibs = t_[q].parent == kNoQueue ? t_.roots() : t_.children(t_[q].parent);
+      for (int v : sibs) {
+        if (v == q) continue;
+        const QueueSpec& s = t_[v];
+        Milli keep = std::max(s.quota == kUnlimited ? fair_[v] : s.quota, fair_[v]);
+        if (s.limit != kUnlimited) keep = std::min(keep, s.limit);
+        const Milli floor = s.quota == kUnlimited ? keep : std::min(keep, s.quota);
+        if (alloc_[v] > floor) sum += alloc_[v] - np_alloc_[v];
+      }
+    }
+    return sum / 1000 + 1;  // whole GPUs, rounded up generously for packed victims
+  }
   // Gives victims' GPUs back to the pass state (grace 0: they stop before the next start).
   void release_victims(std::span<const uint32_t> victims) {
     for (uint32_t k : victims) {
@@ -401,6 +426,7 @@ class KaiScheduler final : public Scheduler {
       add_alloc(queue_[k], -req_[k], preemptible_[k]);
     }
     free_total_ = placement::sum(free_);
+    if (any_fractional_) update_best_room();
   }
 
   // Quota checks for starting j now (allocate and the victim actions).
@@ -416,8 +442,16 @@ class KaiScheduler final : public Scheduler {
       if (t_[q].limit != kUnlimited && alloc_[q] - removed + req > t_[q].limit) return false;
     return true;
   }
+  // Exact for whole-GPU jobs that may spread (nodes 0); a necessary test otherwise.
   bool could_fit_whole(JobIdx j) const {
-    return packed(j) || view_->jobs[j].gpus <= free_total_;
+    if (packed(j)) return free_total_ > 0 || view_->jobs[j].gpu_milli <= best_room_;
+    return view_->jobs[j].gpus <= free_total_;
+  }
+  // Largest room left on a shared GPU (0 when none), for the quick test above.
+  void update_best_room() {
+    best_room_ = 0;
+    for (auto m : slot_)
+      if (m > 0 && 1000 - m > best_room_) best_room_ = 1000 - m;
   }
 
   // Picks the leaf to serve next: descend from the roots, at each level the child whose best
@@ -443,6 +477,8 @@ class KaiScheduler final : public Scheduler {
 
   void allocate(const Snapshot& v, Decisions& out) {
     unplaced_.clear();
+    blocked_limit_req_.assign(t_.size(), std::numeric_limits<Milli>::max());
+    blocked_np_req_.assign(t_.size(), std::numeric_limits<Milli>::max());
     // Pipelined jobs (evicted for, or moved by consolidation) are placed before anything else;
     // the mark stays while a victim of theirs is still terminating.
     for (int q = 0; q < t_.size(); ++q)
@@ -457,29 +493,58 @@ class KaiScheduler final : public Scheduler {
         out.set_reason(j, kNoNodes);
         unplaced_.push_back(j);
       }
+    // Queue order decides who gets GPUs; a job that cannot start changes nothing, so after a
+    // pick the leaf's jobs are tried in order until one starts, and only then is the next leaf
+    // picked. With no GPU and no shared room left, nothing more can start: each leaf's next job
+    // is recorded (the claimant of reclaim / preempt) and the scan stops.
     for (;;) {
+      if (free_total_ <= 0 && best_room_ <= 0) {
+        for (int q = 0; q < t_.size(); ++q)
+          if (t_.leaf(q) && cursor_[q] < lists_[q].size()) {
+            out.set_reason(head(q), kNoNodes);
+            unplaced_.push_back(head(q));
+          }
+        break;
+      }
       const int leaf = pick_among(t_.roots());
       if (leaf == kNoQueue) break;
-      const JobIdx j = head(leaf);
-      ++cursor_[leaf];
-      if (const uint16_t b = quota_block(j)) {
-        out.set_reason(j, b);
-        continue;
+      while (cursor_[leaf] < lists_[leaf].size()) {
+        const JobIdx j = head(leaf);
+        ++cursor_[leaf];
+        if (!could_fit_whole(j)) {  // the O(1) capacity test first: most of a backlog fails it
+          reason(j, kNoNodes);
+          unplaced_.push_back(j);
+          continue;
+        }
+        // Within one allocate, allocations only grow: a leaf blocked by quota for a request
+        // stays blocked for any request as large (saves a walk up the tree per backlog job).
+        // (The non-preemptible quota rule binds non-preemptible jobs only.)
+        if (req_[j] >= blocked_limit_req_[leaf] || (!preemptible_[j] && req_[j] >= blocked_np_req_[leaf])) {
+          reason(j, req_[j] >= blocked_limit_req_[leaf] ? kOverLimit : kOverQuota);
+          continue;
+        }
+        if (const uint16_t b = quota_block(j)) {
+          Milli& memo = b == kOverLimit ? blocked_limit_req_[leaf] : blocked_np_req_[leaf];
+          memo = std::min(memo, req_[j]);
+          reason(j, b);
+          continue;
+        }
+        if (place(j, free_, slot_)) {
+          start(j);
+          break;
+        }
+        reason(j, kNoNodes);
+        unplaced_.push_back(j);
       }
-      if (could_fit_whole(j) && place(j, free_, slot_)) {
-        start(j);
-        continue;
-      }
-      out.set_reason(j, kNoNodes);
-      unplaced_.push_back(j);
     }
   }
 
   // Consolidation (actions/consolidation): for an unplaced whole-GPU job that fits on one node
   // and for which enough GPUs are free in total, move preemptible single-node jobs off one node
   // if every one of them can be placed elsewhere now. A job is moved at most once, so that two
-  // pending jobs cannot make consolidation move the same jobs back and forth. The moved jobs are requeued (they restart,
-  // as relocated pods do) and pipelined so that the next pass re-places them first.
+  // pending jobs cannot make consolidation move the same jobs back and forth. The moved jobs
+  // are requeued (they restart, as relocated pods do) and pipelined so that the next pass
+  // re-places them first.
   void consolidate(const Snapshot& v, Decisions& out) {
     const size_t nodes = free_.size();
     for (JobIdx j : unplaced_) {
@@ -557,6 +622,7 @@ class KaiScheduler final : public Scheduler {
       const Claimant c{queue_[j], prio_[j], preemptible_[j] != 0, req_[j]};
       if (reclaim) {
         if (!may_reclaim(t_, alloc_, fair_, np_alloc_, c) || quota_block(j)) continue;
+        if (!packed(j) && free_total_ + reclaimable_gpus_bound(c.queue) < v.jobs[j].gpus) continue;
         reclaim_candidates(t_, alloc_, fair_, running_, c, cands_);
       } else {
         preempt_candidates(running_, c, cands_);
@@ -633,6 +699,9 @@ class KaiScheduler final : public Scheduler {
   std::vector<RunningJob> running_, cands_;
   std::vector<int32_t> free_, slot_, scratch_free_, scratch_slot_;
   int64_t free_total_ = 0;
+  Milli best_room_ = 0;
+  // by leaf, per allocate: smallest request blocked by a limit / by the non-preemptible quota
+  std::vector<Milli> blocked_limit_req_, blocked_np_req_;
   std::vector<NodeShare> shares_;
   int32_t pack_slot_ = -1;
   std::vector<JobIdx> unplaced_, movers_, moved_, claimants_;

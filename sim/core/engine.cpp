@@ -43,24 +43,14 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
 
 // A class's packed jobs are charged to the ledger as the ceiling of their summed share (four
 // 0.25-GPU jobs = one GPU), so floors in GPUs compare like with like.
-static void charge_milli(int64_t& milli, int64_t delta, int64_t& gpus_delta) {
+void Engine::ledger_share(const JobSpec& js, int sign, bool alloc) {
+  int64_t& milli = (alloc ? frac_alloc_milli_ : frac_demand_milli_)[js.klass];
   const int64_t before = (milli + 999) / 1000;
-  milli += delta;
-  gpus_delta = (milli + 999) / 1000 - before;
-}
-
-void Engine::ledger_alloc(const JobSpec& js, int sign) {
-  if (!packing_ || js.gpu_milli <= 0) return ledger_.add_alloc(js.klass, sign * js.gpus);
-  int64_t d;
-  charge_milli(frac_alloc_milli_[js.klass], sign * js.gpu_milli, d);
-  if (d) ledger_.add_alloc(js.klass, d);
-}
-
-void Engine::ledger_demand(const JobSpec& js, int sign) {
-  if (!packing_ || js.gpu_milli <= 0) return ledger_.add_demand(js.klass, sign * js.gpus);
-  int64_t d;
-  charge_milli(frac_demand_milli_[js.klass], sign * js.gpu_milli, d);
-  if (d) ledger_.add_demand(js.klass, d);
+  milli += sign * js.gpu_milli;
+  const int64_t d = (milli + 999) / 1000 - before;
+  if (d == 0) return;
+  if (alloc) ledger_.add_alloc(js.klass, d);
+  else ledger_.add_demand(js.klass, d);
 }
 
 void Engine::release_slot(JobIdx j) {

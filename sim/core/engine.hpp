@@ -146,8 +146,16 @@ class Engine {
   std::vector<uint32_t> gpu_first_;        // by node
   std::vector<int32_t> gpu_used_milli_;    // by GPU slot
   std::vector<int64_t> frac_alloc_milli_, frac_demand_milli_;  // by class: packed jobs' milli
-  void ledger_alloc(const JobSpec& js, int sign);
-  void ledger_demand(const JobSpec& js, int sign);
+  // Inline fast path: whole-GPU jobs cost what add_alloc/add_demand always cost.
+  void ledger_alloc(const JobSpec& js, int sign) {
+    if (!packing_ || js.gpu_milli <= 0) ledger_.add_alloc(js.klass, sign * js.gpus);
+    else ledger_share(js, sign, true);
+  }
+  void ledger_demand(const JobSpec& js, int sign) {
+    if (!packing_ || js.gpu_milli <= 0) ledger_.add_demand(js.klass, sign * js.gpus);
+    else ledger_share(js, sign, false);
+  }
+  void ledger_share(const JobSpec& js, int sign, bool alloc);
   void release_slot(JobIdx j);
   // GPUs a running job is charged for in GPU-seconds: its share when packed.
   double gpu_weight(JobIdx j) const {

@@ -58,4 +58,20 @@ rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "fraction with gpus 2: exit $rc, expected 2"
 grep -q "/workload/synthetic/classes/0/gpus" "$TMP/bad-err2" || fail "fraction with gpus 2: message was: $(cat "$TMP/bad-err2")"
+# Inline jobs asking for GPU memory: 20 GiB of an 80 GiB GPU = a quarter; four share the one GPU.
+mkdir -p "$TMP/memsrc" && cp "$SRC/examples/kai-quant/queues.yaml" "$TMP/memsrc/"
+cat > "$TMP/memsrc/mem.json" <<'JSON'
+{"name": "kai-mem", "cluster": {"nodes": 1, "gpus_per_node": 1, "gpu_memory_mib": 81920},
+ "workload": {"jobs": [
+  {"id": 1, "runtime_s": 100, "gpus": 1, "class": "pricing", "gpu_memory_mib": 20480, "gpu_memory_limit_mib": 40960},
+  {"id": 2, "runtime_s": 100, "gpus": 1, "class": "pricing", "gpu_memory_mib": 20480},
+  {"id": 3, "runtime_s": 100, "gpus": 1, "class": "pricing", "gpu_memory_mib": 20480},
+  {"id": 4, "runtime_s": 100, "gpus": 1, "class": "pricing", "gpu_memory_mib": 20480},
+  {"id": 5, "runtime_s": 100, "gpus": 1, "class": "pricing", "gpu_memory_mib": 20480}]},
+ "scheduler": {"type": "kai", "manifests": ["queues.yaml"], "gpu_sharing": true}}
+JSON
+"$FS" run "$TMP/memsrc/mem.json" --out "$TMP/mem" > /dev/null 2> "$TMP/mem-err" || fail "gpu_memory_mib run: $(cat "$TMP/mem-err")"
+starts=$(awk -F, 'NR > 1 {print $10}' "$TMP/mem/jobs.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')
+[ "$starts" = " 4 0; 1 100;" ] || fail "gpu_memory_mib: start times were $starts"
+grep -q ',0.25,0:0' "$TMP/mem/jobs.csv" || fail "gpu_memory_mib: no 0.25 share on GPU 0:0 in jobs.csv"
 echo "ok"
