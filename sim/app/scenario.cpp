@@ -495,6 +495,8 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     JobSpec& j = w.jobs[i];
     if (j.gpus <= 0)
       fail(file, "/workload", fmt::format("job {} asks for {} GPUs; expected at least 1 (CPU-only jobs are not simulated)", j.id, j.gpus));
+    if (j.gpu_milli > 0 && j.gpus != 1)  // a share (trace gpu_milli, gpu_fraction) is of one GPU
+      fail(file, "/workload", fmt::format("job {} has a GPU share of {} milli on {} GPUs; expected a share of exactly one GPU", j.id, j.gpu_milli, j.gpus));
     if (j.nodes > j.gpus) {  // e.g. Helios rows with node_num > gpu_num: one GPU per node at most
       j.nodes = j.gpus;
       ++clamped_nodes;
