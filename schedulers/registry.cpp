@@ -1,6 +1,7 @@
 #include "schedulers/registry.hpp"
 
 #include "schedulers/baseline/baseline.hpp"
+#include "schedulers/kai/kai_scheduler.hpp"
 #include "schedulers/kueue/kueue_scheduler.hpp"
 #include "schedulers/slurm/slurm.hpp"
 
@@ -28,6 +29,9 @@ std::vector<SchedulerEntry> build_registry() {
                [](const cfg::json&, const SchedulerContext&) { return baseline::make_conservative_backfill(); }});
   r.push_back({"kueue", "Kueue-like admission: ClusterQueues, cohorts, flavors, preemption, from Kueue YAML",
                kueue::kueue_params_spec, kueue::make_kueue});
+  r.push_back({"kai", "KAI-like scheduling: hierarchical queues (quota, over-quota weight, limit), fair share, reclaim, "
+               "preempt, consolidation, GPU fractions, from KAI Queue YAML",
+               kai::kai_params_spec, kai::make_kai});
   r.push_back(slurm::registry_entry());
   return r;
 }

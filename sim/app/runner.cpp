@@ -88,7 +88,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     ++a.jobs;
     ++by_state[std::string(to_string(r.state))];  // Unstarted reads PENDING
     double alloc = r.alloc_gpu_s;
-    if (r.state == JobState::Running) alloc += (engine.now() - r.start_s) * j.gpus;  // horizon cut
+    if (r.state == JobState::Running)  // horizon cut; a packed job is charged its share
+      alloc += (engine.now() - r.start_s) * (r.gpu_slot >= 0 ? j.gpu_milli / 1000.0 : j.gpus);
     a.gpu_s_alloc += alloc;
     gpu_s_total += alloc;
     a.lost += r.lost_gpu_s;

@@ -1,6 +1,7 @@
 #include "sim/app/scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -40,6 +41,7 @@ std::shared_ptr<const ObjectSpec> cluster_spec() {
                 integer("gpus_per_node", 8, "GPUs per node (ignored when node_groups is given)").at_least(1).at_most(4096).in_unit("gpus"),
                 string("node_prefix", "gpu", "node name prefix"),
                 integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = one leaf for all)").at_least(0),
+                integer("gpu_memory_mib", 81920, "memory of one GPU (the smallest, as KAI's minNodeGPUMemory): a job's gpu_memory_mib is a share of it").at_least(1).in_unit("MiB"),
                 array_of("node_groups", node_group_spec(), "heterogeneous clusters: groups of nodes, in order")});
   return s;
 }
@@ -73,7 +75,11 @@ std::shared_ptr<const ObjectSpec> job_spec() {
               number("deadline_s", nullptr, "absolute deadline").at_least(0).in_unit("s").or_null(),
               number("checkpoint_interval_s", 0.0, "checkpoint interval (0 = none)").at_least(0).in_unit("s"),
               boolean("preemptible", false, "may be preempted"),
-              boolean("requeueable", true, "requeued (not killed) on preemption or node failure")});
+              boolean("requeueable", true, "requeued (not killed) on preemption or node failure"),
+              number("gpu_fraction", 0.0, "share of one GPU (KAI gpu-fraction; 0 = whole GPUs; needs gpus 1)").at_least(0).at_most(1),
+              number("gpu_fraction_limit", 0.0, "burst maximum of the share (0 = the request)").at_least(0).at_most(1),
+              integer("gpu_memory_mib", 0, "GPU memory asked instead of a fraction (KAI gpu-memory; share = it / cluster.gpu_memory_mib)").at_least(0).in_unit("MiB"),
+              integer("gpu_memory_limit_mib", 0, "burst maximum of gpu_memory_mib (0 = the request)").at_least(0).in_unit("MiB")});
 }
 
 std::shared_ptr<const ObjectSpec> class_spec() {
@@ -141,6 +147,10 @@ std::shared_ptr<const ObjectSpec> generator_spec() {
                 integer("jobs", 0, "grid shards (deadline_batch) or jobs (gang, burst), before the load multiplier").at_least(0).at_most(10000000),
                 integer("core_jobs", 0, "deadline_batch: core-scenario shards, run first").at_least(0).at_most(10000000),
                 integer("gpus", 1, "GPUs per job").at_least(1).in_unit("gpus"),
+                number("gpu_fraction", 0.0, "share of one GPU per job (KAI gpu-fraction; 0 = whole GPUs; needs gpus 1)").at_least(0).at_most(1),
+                number("gpu_fraction_limit", 0.0, "burst maximum of the share (0 = the request)").at_least(0).at_most(1),
+                integer("gpu_memory_mib", 0, "GPU memory per job instead of a fraction (KAI gpu-memory)").at_least(0).in_unit("MiB"),
+                integer("gpu_memory_limit_mib", 0, "burst maximum of gpu_memory_mib (0 = the request)").at_least(0).in_unit("MiB"),
                 integer("nodes", 0, "exact node count per job (0 = any)").at_least(0),
                 number("runtime_s", 60.0, "mean runtime").at_least(1).in_unit("s"),
                 number("runtime_jitter", 0.0, "runtime uniform in runtime_s x [1 - j, 1 + j]").at_least(0).at_most(0.99),
@@ -347,6 +357,30 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   const int64_t total_gpus = sc.cluster.total_gpus();
   const int32_t max_node = sc.cluster.max_node_gpus();
 
+  // GPU fractions (KAI gpu-fraction / gpu-memory, spec kueue-kai-model.md §10): a share of one
+  // GPU in milli, gpu-memory charged as memory / the GPU's memory; the burst limit alongside.
+  const double gpu_mem_mib = r["cluster"]["gpu_memory_mib"].get<double>();
+  auto gpu_share = [&](const json& j, const std::string& ptr, JobSpec& js) {
+    const double f = j["gpu_fraction"], fl = j["gpu_fraction_limit"];
+    const double mem = j["gpu_memory_mib"].get<double>(), meml = j["gpu_memory_limit_mib"].get<double>();
+    if ((f > 0 || fl > 0) && (mem > 0 || meml > 0))
+      fail(file, ptr, "gives both gpu_fraction and gpu_memory_mib; expected one of them");
+    auto milli = [&](double share) { return static_cast<int32_t>(std::ceil(share * 1000.0 - 1e-9)); };
+    const int32_t req = f > 0 ? milli(f) : mem > 0 ? milli(mem / gpu_mem_mib) : 0;
+    const int32_t lim = fl > 0 ? milli(fl) : meml > 0 ? milli(meml / gpu_mem_mib) : 0;
+    if (req == 0) {
+      if (lim > 0) fail(file, child(ptr, fl > 0 ? "gpu_fraction_limit" : "gpu_memory_limit_mib"), "a burst limit without a request; expected gpu_fraction or gpu_memory_mib too");
+      return;
+    }
+    const char* key = f > 0 ? "gpu_fraction" : "gpu_memory_mib";
+    if (req >= 1000) fail(file, child(ptr, key), fmt::format("asks for {} of a GPU; expected less than one GPU (use gpus for whole GPUs)", req / 1000.0));
+    if (js.gpus != 1) fail(file, child(ptr, "gpus"), fmt::format("is {} with a GPU share; expected 1 (a share is of one GPU)", js.gpus));
+    if (lim > 1000 || (lim > 0 && lim < req))
+      fail(file, child(ptr, fl > 0 ? "gpu_fraction_limit" : "gpu_memory_limit_mib"), "burst limit below the request or above one GPU; expected request <= limit <= 1 GPU");
+    js.gpu_milli = req;
+    js.gpu_milli_limit = static_cast<int16_t>(lim);
+  };
+
   // Workload: trace, then inline jobs.
   Workload& w = sc.workload;
   json report = json::object();
@@ -390,6 +424,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     js.checkpoint_interval_s = j["checkpoint_interval_s"];
     js.preemptible = j["preemptible"];
     js.requeueable = j["requeueable"];
+    gpu_share(j, child("/workload/jobs", i), js);
     w.jobs.push_back(js);
   }
   std::vector<std::pair<SimTime, std::vector<int64_t>>> fallback_ids;  // by job id until sorted
@@ -439,9 +474,14 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     int64_t first_id = 1;
     for (const auto& j : w.jobs) first_id = std::max(first_id, j.id + 1);
     json gen = json::array();
+    size_t gen_at = w.jobs.size();
     const auto generated = traces::generate(spec, first_id, w);
     for (size_t i = 0; i < generated.size(); ++i) {
       const auto& g = generated[i];
+      // generate() appends in class order: this class's jobs are the next g.jobs.
+      for (size_t k = gen_at; k < gen_at + static_cast<size_t>(g.jobs) && k < w.jobs.size(); ++k)
+        gpu_share(syn["classes"][i], child("/workload/synthetic/classes", i), w.jobs[k]);
+      gen_at += static_cast<size_t>(g.jobs);
       gen.push_back({{"class", g.name}, {"jobs", g.jobs}, {"gpu_s", g.gpu_s}});
       const json& fa = syn["classes"][i]["fallback_at_s"];
       if (!fa.is_null() && !g.grid_ids.empty()) fallback_ids.push_back({fa.get<double>(), g.grid_ids});
@@ -468,6 +508,8 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     JobSpec& j = w.jobs[i];
     if (j.gpus <= 0)
       fail(file, "/workload", fmt::format("job {} asks for {} GPUs; expected at least 1 (CPU-only jobs are not simulated)", j.id, j.gpus));
+    if (j.gpu_milli > 0 && j.gpus != 1)  // a share (trace gpu_milli, gpu_fraction) is of one GPU
+      fail(file, "/workload", fmt::format("job {} has a GPU share of {} milli on {} GPUs; expected a share of exactly one GPU", j.id, j.gpu_milli, j.gpus));
     if (j.nodes > j.gpus) {  // e.g. Helios rows with node_num > gpu_num: one GPU per node at most
       j.nodes = j.gpus;
       ++clamped_nodes;

@@ -27,6 +27,41 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
   if (!wl_.jobs.empty()) stats_.first_submit_s = wl_.jobs.front().submit_s;
   notify_ = sched_.wants_job_events();
   max_node_gpus_ = cluster_.max_node_gpus();
+  if (sched_.packs_gpu_fractions())
+    for (const auto& j : wl_.jobs) packing_ = packing_ || j.gpu_milli > 0;
+  if (packing_) {
+    uint32_t slot = 0;
+    for (auto g : cluster_.node_gpus) {
+      gpu_first_.push_back(slot);
+      slot += static_cast<uint32_t>(g);
+    }
+    gpu_used_milli_.assign(slot, 0);
+    frac_alloc_milli_.assign(wl_.strings.size(), 0);
+    frac_demand_milli_.assign(wl_.strings.size(), 0);
+  }
+}
+
+// A class's packed jobs are charged to the ledger as the ceiling of their summed share (four
+// 0.25-GPU jobs = one GPU), so floors in GPUs compare like with like.
+void Engine::ledger_share(const JobSpec& js, int sign, bool alloc) {
+  int64_t& milli = (alloc ? frac_alloc_milli_ : frac_demand_milli_)[js.klass];
+  const int64_t before = (milli + 999) / 1000;
+  milli += sign * js.gpu_milli;
+  const int64_t d = (milli + 999) / 1000 - before;
+  if (d == 0) return;
+  if (alloc) ledger_.add_alloc(js.klass, d);
+  else ledger_.add_demand(js.klass, d);
+}
+
+void Engine::release_slot(JobIdx j) {
+  JobRun& r = runs_[j];
+  const NodeIdx n = alloc_pool_[r.alloc_offset].node;
+  gpu_used_milli_[r.gpu_slot] -= wl_.jobs[j].gpu_milli;
+  if (gpu_used_milli_[r.gpu_slot] == 0 && node_up_[n]) {  // the last share leaves: the GPU is free
+    ++free_gpus_[n];
+    ++total_free_;
+  }
+  r.gpu_slot = -1;
 }
 
 void Engine::add_node_events(std::vector<NodeEvent> events) {
@@ -59,6 +94,8 @@ Snapshot Engine::snapshot() const {
   s.cluster.total_free_gpus = total_free_;
   s.cluster.total_up_gpus = total_up_;
   s.cluster.max_node_gpus = max_node_gpus_;
+  s.cluster.gpu_used_milli = gpu_used_milli_;
+  s.cluster.gpu_first = gpu_first_;
   s.strings = &wl_.strings;
   return s;
 }
@@ -139,7 +176,7 @@ void Engine::submit(JobIdx j) {
   r.eligible_s = now_;
   r.queued_s = now_;
   enqueue(j);
-  ledger_.add_demand(wl_.jobs[j].klass, wl_.jobs[j].gpus);
+  ledger_demand(wl_.jobs[j], +1);
   notify(JobEvent::Kind::Submitted, j);
   need_pass_ = true;
 }
@@ -217,13 +254,13 @@ void Engine::apply(const Decisions& d) {
     if (it.job >= runs_.size()) throw std::logic_error(fmt::format("{}: decision for unknown job index {}", sched_.name(), it.job));
     JobRun& r = runs_[it.job];
     if (it.kind == Decisions::Kind::Start) {
-      start_job(it.job, d.shares(it), it.limit_override_s);
+      start_job(it.job, d.shares(it), it.limit_override_s, it.gpu);
       continue;
     }
     // Preemption (or cancellation of a pending job).
     if (r.state == JobState::Pending && it.mode == PreemptMode::Cancel) {
       remove_pending(it.job);
-      ledger_.add_demand(wl_.jobs[it.job].klass, -wl_.jobs[it.job].gpus);
+      ledger_demand(wl_.jobs[it.job], -1);
       finish_job(it.job, JobState::Cancelled);
       continue;
     }
@@ -250,7 +287,7 @@ void Engine::apply(const Decisions& d) {
   compact_pending();
 }
 
-void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s) {
+void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s, int32_t gpu) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
   auto bad = [&](const std::string& why) {
@@ -258,24 +295,45 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   };
   if (r.state != JobState::Pending || removed_[j]) bad("not pending");
   if (r.eligible_s > now_) bad("not yet eligible");
+  const bool packed = packing_ && js.gpu_milli > 0;
+  if (packed != (gpu >= 0)) bad(packed ? "a fractional job must be started packed on one GPU" : "packed start of a job that is not fractional");
+  int64_t slot = -1;
+  if (packed) {
+    if (placement.size() != 1 || placement[0].node >= free_gpus_.size() || !node_up_[placement[0].node] ||
+        gpu >= cluster_.node_gpus[placement[0].node])
+      bad("a packed start names one up node and a GPU index on it");
+    slot = gpu_first_[placement[0].node] + gpu;
+    if (gpu_used_milli_[slot] + js.gpu_milli > 1000) bad(fmt::format("GPU {} of node {} has {} milli used, asked {}", gpu, cluster_.node_names[placement[0].node], gpu_used_milli_[slot], js.gpu_milli));
+    if (gpu_used_milli_[slot] == 0 && free_gpus_[placement[0].node] < 1) bad("no free GPU for a new shared GPU");
+  }
   int64_t sum = 0;
   ++stamp_;
-  for (const auto& s : placement) {
+  for (const auto& s : packed ? std::span<const NodeShare>() : placement) {
     if (s.node >= free_gpus_.size() || !node_up_[s.node]) bad("node down or unknown");
     if (s.gpus <= 0 || s.gpus > free_gpus_[s.node]) bad(fmt::format("node {} has {} free GPUs, asked {}", cluster_.node_names[s.node], free_gpus_[s.node], s.gpus));
     if (node_stamp_[s.node] == stamp_) bad("node listed twice");
     node_stamp_[s.node] = stamp_;
     sum += s.gpus;
   }
-  if (sum != js.gpus && !(js.gpus == 0 && placement.size() >= 1)) bad(fmt::format("placement has {} GPUs, job wants {}", sum, js.gpus));
+  if (!packed && sum != js.gpus && !(js.gpus == 0 && placement.size() >= 1)) bad(fmt::format("placement has {} GPUs, job wants {}", sum, js.gpus));
   if (js.nodes > 0 && placement.size() != static_cast<size_t>(js.nodes)) bad(fmt::format("placement spans {} nodes, job wants {}", placement.size(), js.nodes));
 
   r.alloc_offset = static_cast<uint32_t>(alloc_pool_.size());
   r.alloc_count = static_cast<uint32_t>(placement.size());
-  for (const auto& s : placement) {
-    free_gpus_[s.node] -= s.gpus;
-    total_free_ -= s.gpus;
-    alloc_pool_.push_back(s);
+  if (packed) {  // recorded as one GPU on the node; only the first share takes it from the free count
+    alloc_pool_.push_back(placement[0]);
+    if (gpu_used_milli_[slot] == 0) {
+      --free_gpus_[placement[0].node];
+      --total_free_;
+    }
+    gpu_used_milli_[slot] += js.gpu_milli;
+    r.gpu_slot = static_cast<int32_t>(slot);
+  } else {
+    for (const auto& s : placement) {
+      free_gpus_[s.node] -= s.gpus;
+      total_free_ -= s.gpus;
+      alloc_pool_.push_back(s);
+    }
   }
   remove_pending(j);
   r.state = JobState::Running;
@@ -292,7 +350,7 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   r.ends_by_limit = cfg_.enforce_time_limit && limit < remaining;
   r.planned_end_s = now_ + (r.ends_by_limit ? limit : remaining);
   ++stats_.starts;
-  ledger_.add_alloc(js.klass, js.gpus);
+  ledger_alloc(js, +1);
   push(r.planned_end_s, EventKind::End, j, r.epoch);
   notify(JobEvent::Kind::Started, j, JobState::Running);
 }
@@ -300,14 +358,19 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
 void Engine::stop_job(JobIdx j, StopKind how) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
-  for (const auto& s : final_allocation(j)) {
-    free_gpus_[s.node] += node_up_[s.node] ? s.gpus : 0;
-    if (node_up_[s.node]) total_free_ += s.gpus;
+  const double weight = gpu_weight(j);
+  if (r.gpu_slot >= 0) {
+    release_slot(j);
+  } else {
+    for (const auto& s : final_allocation(j)) {
+      free_gpus_[s.node] += node_up_[s.node] ? s.gpus : 0;
+      if (node_up_[s.node]) total_free_ += s.gpus;
+    }
   }
   running_.erase(std::find(running_.begin(), running_.end(), j));
-  ledger_.add_alloc(js.klass, -js.gpus);
+  ledger_alloc(js, -1);
   const SimTime elapsed = now_ - r.start_s;
-  r.alloc_gpu_s += elapsed * js.gpus;
+  r.alloc_gpu_s += elapsed * weight;
   const SimTime progress = r.work_done_s + elapsed / stretch(j);  // work, not wall time
   r.stop_s = -1;
   if (how == StopKind::Suspend) {
@@ -322,10 +385,10 @@ void Engine::stop_job(JobIdx j, StopKind how) {
   const SimTime saved = js.checkpoint_interval_s > 0
                             ? std::floor(progress / js.checkpoint_interval_s) * js.checkpoint_interval_s
                             : 0;
-  r.lost_gpu_s += (progress - saved) * stretch(j) * js.gpus;  // wall GPU-seconds
+  r.lost_gpu_s += (progress - saved) * stretch(j) * weight;  // wall GPU-seconds
   r.work_done_s = saved;
   if (how == StopKind::Cancel || (how == StopKind::NodeFail && !js.requeueable)) {
-    ledger_.add_demand(js.klass, -js.gpus);
+    ledger_demand(js, -1);
     r.end_s = now_;
     r.state = how == StopKind::Cancel ? JobState::Cancelled : JobState::NodeFail;
     stats_.last_end_s = std::max(stats_.last_end_s, now_);
@@ -347,14 +410,18 @@ void Engine::finish_job(JobIdx j, JobState s) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
   if (r.state == JobState::Running) {
-    for (const auto& sh : final_allocation(j)) {
-      free_gpus_[sh.node] += sh.gpus;
-      total_free_ += sh.gpus;
+    r.alloc_gpu_s += (now_ - r.start_s) * gpu_weight(j);
+    if (r.gpu_slot >= 0) {
+      release_slot(j);
+    } else {
+      for (const auto& sh : final_allocation(j)) {
+        free_gpus_[sh.node] += sh.gpus;
+        total_free_ += sh.gpus;
+      }
     }
     running_.erase(std::find(running_.begin(), running_.end(), j));
-    ledger_.add_alloc(js.klass, -js.gpus);
-    ledger_.add_demand(js.klass, -js.gpus);
-    r.alloc_gpu_s += (now_ - r.start_s) * js.gpus;
+    ledger_alloc(js, -1);
+    ledger_demand(js, -1);
   }
   r.state = s;
   r.end_s = now_;
@@ -391,10 +458,22 @@ void Engine::node_event(const NodeEvent& ne) {
 
 void Engine::check_invariants() const {
   std::vector<int64_t> used(cluster_.nodes(), 0);
+  std::vector<int32_t> slot_milli(gpu_used_milli_.size(), 0);
   for (JobIdx j : running_) {
     if (runs_[j].state != JobState::Running) throw std::logic_error("invariant: running list holds a job not running");
+    if (runs_[j].gpu_slot >= 0) {
+      slot_milli[runs_[j].gpu_slot] += wl_.jobs[j].gpu_milli;
+      continue;
+    }
     for (const auto& s : final_allocation(j)) used[s.node] += s.gpus;
   }
+  for (size_t n = 0; n < gpu_first_.size(); ++n)
+    for (int32_t g = 0; g < cluster_.node_gpus[n]; ++g) {
+      const int32_t m = slot_milli[gpu_first_[n] + g];
+      if (m != gpu_used_milli_[gpu_first_[n] + g] || m > 1000)
+        throw std::logic_error(fmt::format("invariant: GPU {} of node {} holds {} milli, engine counts {}", g, cluster_.node_names[n], m, gpu_used_milli_[gpu_first_[n] + g]));
+      used[n] += m > 0;
+    }
   int64_t free_sum = 0;
   for (size_t n = 0; n < cluster_.nodes(); ++n) {
     if (free_gpus_[n] < 0) throw std::logic_error("invariant: negative free GPUs");

@@ -92,7 +92,7 @@ class Engine {
   void submit(JobIdx j);
   void pass();
   void apply(const Decisions& d);
-  void start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s);
+  void start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s, int32_t gpu = -1);
   // Stops a running job: frees GPUs, accounts work; then requeues, cancels or suspends it.
   enum class StopKind { Requeue, Cancel, Suspend, NodeFail };
   void stop_job(JobIdx j, StopKind how);
@@ -139,6 +139,28 @@ class Engine {
   double stretch(JobIdx j) const { return stretch_.empty() ? 1.0 : stretch_[j]; }
   ClassLedger ledger_;
   EngineStats stats_;
+
+  // GPU sharing, only when the model packs fractions and some job has gpu_milli (packing_);
+  // whole-GPU workloads never touch these. See ClusterView::gpu_used_milli.
+  bool packing_ = false;
+  std::vector<uint32_t> gpu_first_;        // by node
+  std::vector<int32_t> gpu_used_milli_;    // by GPU slot
+  std::vector<int64_t> frac_alloc_milli_, frac_demand_milli_;  // by class: packed jobs' milli
+  // Inline fast path: whole-GPU jobs cost what add_alloc/add_demand always cost.
+  void ledger_alloc(const JobSpec& js, int sign) {
+    if (!packing_ || js.gpu_milli <= 0) ledger_.add_alloc(js.klass, sign * js.gpus);
+    else ledger_share(js, sign, true);
+  }
+  void ledger_demand(const JobSpec& js, int sign) {
+    if (!packing_ || js.gpu_milli <= 0) ledger_.add_demand(js.klass, sign * js.gpus);
+    else ledger_share(js, sign, false);
+  }
+  void ledger_share(const JobSpec& js, int sign, bool alloc);
+  void release_slot(JobIdx j);
+  // GPUs a running job is charged for in GPU-seconds: its share when packed.
+  double gpu_weight(JobIdx j) const {
+    return runs_[j].gpu_slot >= 0 ? wl_.jobs[j].gpu_milli / 1000.0 : wl_.jobs[j].gpus;
+  }
 };
 
 }  // namespace floorsim

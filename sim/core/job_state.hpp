@@ -52,6 +52,8 @@ struct JobRun {
   uint8_t stop_how = 0;           // engine-private: what a delayed preemption will do
   bool ends_by_limit = false;     // the planned end is a time-limit kill (decided at start)
   JobState state = JobState::Pending;
+  int32_t gpu_slot = -1;          // packed fractional job: the GPU slot it shares (ClusterView::gpu_first
+                                  // + index on the node); -1 = whole GPUs. Fits the struct's padding.
 };
 
 }  // namespace floorsim

@@ -24,6 +24,11 @@ struct ClusterView {
   int64_t total_free_gpus = 0;             // over up nodes
   int64_t total_up_gpus = 0;
   int32_t max_node_gpus = 0;               // largest node capacity (placement hint)
+  // GPU sharing (only when the model packs fractions, Scheduler::packs_gpu_fractions, and some
+  // job has gpu_milli; empty otherwise): milli-GPUs held by packed jobs per GPU slot, slots
+  // numbered node-major from gpu_first[node]. A slot with any share counts as one used GPU.
+  std::span<const int32_t> gpu_used_milli;
+  std::span<const uint32_t> gpu_first;
   size_t nodes() const { return capacity_gpus.size(); }
 };
 
@@ -63,6 +68,7 @@ class Decisions {
     uint32_t share_count = 0;
     SimTime grace_s = 0;         // preemption takes effect after this delay
     SimTime limit_override_s = -1;  // start with another time limit (Slurm NoReserve 1-min test)
+    int32_t gpu = -1;            // packed start: GPU index on the node (-1 = whole GPUs)
   };
 
   void start(JobIdx job, std::span<const NodeShare> placement) {
@@ -72,6 +78,13 @@ class Decisions {
     it.share_count = static_cast<uint32_t>(placement.size());
     shares_.insert(shares_.end(), placement.begin(), placement.end());
     items_.push_back(it);
+  }
+  // A fractional job (gpu_milli > 0) packed onto GPU `gpu` of `node`, shared with other packed
+  // jobs up to 1000 milli (only for models whose packs_gpu_fractions() is true).
+  void start_packed(JobIdx job, NodeIdx node, int32_t gpu) {
+    const NodeShare one{node, 1};
+    start(job, std::span<const NodeShare>(&one, 1));
+    items_.back().gpu = gpu;
   }
   void preempt(JobIdx victim, PreemptMode mode, JobIdx by, SimTime grace_s = 0) {
     Item it{Kind::Preempt, mode, victim, by};
@@ -128,6 +141,10 @@ class Scheduler {
   virtual void on_job_event(const JobEvent& ev, const Snapshot& view) {}
   // Models that keep no accounting return false, and the engine skips on_job_event entirely.
   virtual bool wants_job_events() const { return true; }
+  // Models that pack fractional jobs (gpu_milli) onto shared GPUs return true; then every such
+  // job must be started with Decisions::start_packed and is charged by its share. Otherwise a
+  // fractional job holds a whole GPU, as before.
+  virtual bool packs_gpu_fractions() const { return false; }
   // Name of a pending-reason code given through Decisions::set_reason (0 = "None").
   virtual std::string_view reason_name(uint16_t code) const { return code == 0 ? "None" : "Other"; }
   // Model-specific jobs.csv columns, written after the standard ones.

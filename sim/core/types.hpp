@@ -68,11 +68,12 @@ struct JobSpec {
   int32_t gpus = 0;                   // total GPUs (SWF: processors)
   int32_t nodes = 0;                  // 0 = any nodes; >0 = exactly this many nodes (gang)
   int32_t cpus = 0;                   // 0 = not given
-  int32_t gpu_milli = 0;              // fractional GPU share in 1/1000 (0 = whole GPUs)
+  int32_t gpu_milli = 0;              // fractional GPU share in 1/1000 (0 = whole GPUs); with it gpus == 1
   int32_t priority = 0;               // priority from the trace or the class (k8s PriorityClass value)
   StrId user = 0, account = 0, klass = 0, qos = 0, partition = 0;
   bool preemptible = false;
   bool requeueable = true;            // Slurm JobRequeue=1 default
+  int16_t gpu_milli_limit = 0;        // burst maximum of a fractional share (0 = the request); fits the padding
 };
 
 // A set of jobs sorted by (submit_s, id) plus the strings they refer to.

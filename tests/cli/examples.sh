@@ -7,7 +7,7 @@ SRC="${FLOORSIM_SOURCE_DIR:?}"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 n=0
-for f in "$SRC"/examples/*.json "$SRC"/examples/slurm-quant/scenario.json; do
+for f in "$SRC"/examples/*.json "$SRC"/examples/slurm-quant/scenario.json "$SRC"/examples/kai-quant/scenario.json; do
   case "$f" in
     *kth-*|*pai-openb*) [ -f "$SRC/../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf" ] || continue; extra="" ;;
     *) extra="--check-invariants" ;;

@@ -1,0 +1,805 @@
+// Adapter: engine snapshot -> KAI actions -> engine Decisions. Spec kueue-kai-model.md §10.
+//
+// Time model. One KAI session per engine pass: fair shares are recomputed from the queues'
+// allocation and pending requests, then the actions run in KAI's order (allocate,
+// consolidation, reclaim, preempt; stalegangeviction has nothing to do here because the engine
+// starts gangs whole). Queue state is rebuilt from the snapshot each pass, so there is no
+// accounting to drift.
+// Eviction. A victim is preempted (requeued, keeping its id) after `eviction_grace_s`; while it
+// terminates it keeps its GPUs and its queue's allocation, and the job it was evicted for is
+// "pipelined": it is allocated before anything else once the GPUs are free (KAI pipelines the
+// preemptor onto releasing resources).
+// GPU sharing (docs/gpu-sharing). With gpu_sharing on, a job with gpu_milli (gpu-fraction, or
+// gpu-memory converted at load as memory / the cluster's GPU memory) is packed onto one GPU
+// shared with other fractional jobs (best fit: the fullest GPU that still has room, else a
+// fresh GPU), and is charged its share against quota. There is no isolation: the burst limit
+// (gpu_milli_limit) is not reserved, so devices whose summed limits exceed one GPU are counted
+// as oversubscribed in the report.
+#include "schedulers/kai/kai_scheduler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "schedulers/common/placement.hpp"
+#include "schedulers/kueue/manifest.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::kai {
+namespace {
+
+// Consolidation: a moved job is re-created and placed again this long after its eviction.
+constexpr SimTime kRelocationDelay_s = 1.0;
+
+enum Code : uint16_t { kNone = 0, kWhyNoQueue, kOverLimit, kOverQuota, kNoNodes, kPendingReclaim, kPendingPreemption, kCodes };
+constexpr const char* kCodeNames[kCodes] = {"None", "NoQueue", "OverQueueLimit", "NonPreemptibleOverQuota",
+                                            "NoNodes", "PendingReclaim", "PendingPreemption"};
+
+// KAI's default priority classes (spec §10 Preemptibility).
+int32_t kai_priority_class(const std::string& name, bool& ok) {
+  ok = true;
+  if (name == "train") return 50;
+  if (name == "build-preemptible") return 75;
+  if (name == "build") return 100;
+  if (name == "inference") return 125;
+  ok = false;
+  return 0;
+}
+
+Milli to_milli(double gpus) { return gpus < 0 ? kUnlimited : static_cast<Milli>(std::llround(gpus * 1000.0)); }
+
+QueueTree build_tree(const kueue::Manifests& mf, std::vector<std::string>& warnings) {
+  warnings.insert(warnings.end(), mf.warnings.begin(), mf.warnings.end());
+  QueueTree t;
+  std::map<std::string, int> by_name;
+  for (const auto& q : mf.kai_queues) {
+    const std::string at = q.pos.file + ":" + q.pos.where();
+    if (by_name.count(q.name))
+      throw InputError(q.pos.file, q.pos.where(), "Queue " + q.name + " declared twice; expected unique names");
+    auto check = [&](double v, const char* what, double lo) {
+      if (v < lo && v != -1)
+        throw InputError(q.pos.file, q.pos.where(),
+                         fmt::format("Queue {}: spec.resources.gpu.{} is {}; expected -1 (unlimited) or >= {}", q.name, what, v, lo));
+    };
+    check(q.gpu.quota, "quota", 0);
+    check(q.gpu.limit, "limit", 0);
+    if (q.gpu.over_quota_weight < 0)
+      throw InputError(q.pos.file, q.pos.where(),
+                       fmt::format("Queue {}: spec.resources.gpu.overQuotaWeight is {}; expected >= 0", q.name, q.gpu.over_quota_weight));
+    if (q.gpu.limit >= 0 && q.gpu.quota > q.gpu.limit)
+      throw InputError(q.pos.file, q.pos.where(),
+                       fmt::format("Queue {}: gpu quota {} exceeds its limit {}; expected quota <= limit", q.name, q.gpu.quota, q.gpu.limit));
+    for (const auto* r : {&q.cpu, &q.memory})
+      if (r->quota != 0 || r->limit != -1)
+        warnings.push_back(at + ": Queue " + q.name + ": cpu/memory quotas and limits are not modelled (nodes carry GPUs only); ignored");
+    QueueSpec s;
+    s.name = q.name;
+    s.priority = q.priority;
+    s.quota = to_milli(q.gpu.quota);
+    s.limit = to_milli(q.gpu.limit);
+    s.weight = q.gpu.over_quota_weight;
+    by_name[q.name] = t.add(s);
+  }
+  for (const auto& q : mf.kai_queues) {
+    if (q.parent.empty()) continue;
+    auto it = by_name.find(q.parent);
+    if (it == by_name.end())
+      throw InputError(q.pos.file, q.pos.where(), "Queue " + q.name + ": parentQueue " + q.parent + " is not declared; expected a Queue name");
+    t.set_parent(by_name[q.name], it->second);
+  }
+  if (!t.finalize()) {
+    const auto& q = mf.kai_queues.front();
+    throw InputError(q.pos.file, q.pos.where(), "Queue parentQueue links form a cycle; expected a tree");
+  }
+  if (t.size() == 0) throw InputError(mf.kai_queues.empty() ? "" : mf.kai_queues.front().pos.file, "", "no KAI Queue in the manifests; expected scheduling.run.ai/v2 Queue documents");
+  return t;
+}
+
+struct Params {
+  std::vector<int32_t> prio;        // by JobIdx
+  std::vector<uint8_t> preemptible;
+  std::vector<int> queue;           // leaf, or kNoQueue
+};
+
+class KaiScheduler final : public Scheduler {
+ public:
+  KaiScheduler(const cfg::json& p, const SchedulerContext& ctx, QueueTree tree, std::vector<std::string> warnings)
+      : t_(std::move(tree)), warnings_(std::move(warnings)), sharing_(p.at("gpu_sharing").get<bool>()),
+        grace_s_(p.at("eviction_grace_s").get<double>()),
+        max_preemptees_(p.at("consolidation_max_preemptees").get<int>()) {
+    rcfg_.reclaimer_utilization_multiplier = p.at("reclaimer_utilization_multiplier").get<double>();
+    for (const auto& a : p.at("actions")) {
+      const std::string s = a.get<std::string>();
+      (s == "allocate" ? do_allocate_ : s == "consolidation" ? do_consolidation_ : s == "reclaim" ? do_reclaim_ : do_preempt_) = true;
+    }
+    const auto& jobs = ctx.workload.jobs;
+    const auto& strings = ctx.workload.strings;
+    const size_t n = jobs.size();
+    queue_.assign(n, kNoQueue);
+    prio_.assign(n, 0);
+    preemptible_.assign(n, 0);
+    req_.assign(n, 0);
+    pipelined_.assign(n, 0);
+    last_slot_.assign(n, -1);
+    const std::string from = p.at("queue_from").get<std::string>();
+    const auto& qmap = p.at("queue_map");
+    const auto& pmap = p.at("priority_classes");
+    const auto& emap = p.at("preemptibility");
+    for (auto it = qmap.begin(); it != qmap.end(); ++it) {
+      const int q = t_.find(it.value().get<std::string>());
+      if (q == kNoQueue || !t_.leaf(q))
+        throw InputError(ctx.scenario_file, cfg::child("/scheduler/queue_map", it.key()),
+                         "queue " + it.value().get<std::string>() + (q == kNoQueue ? " is not in the manifests" : " is a parent queue") +
+                             "; expected a leaf Queue (only leaves take jobs)");
+    }
+    for (auto it = pmap.begin(); it != pmap.end(); ++it) {
+      bool ok;
+      kai_priority_class(it.value().get<std::string>(), ok);
+      if (!ok)
+        throw InputError(ctx.scenario_file, cfg::child("/scheduler/priority_classes", it.key()),
+                         "priority class " + it.value().get<std::string>() + " is not a KAI class; expected train, build-preemptible, build or inference");
+    }
+    std::map<std::string, size_t> unmapped;
+    for (size_t j = 0; j < n; ++j) {
+      const JobSpec& js = jobs[j];
+      const StrId sid = from == "account" ? js.account : from == "user" ? js.user : from == "qos" ? js.qos
+                        : from == "partition" ? js.partition : js.klass;
+      const std::string& value = strings.str(sid);
+      std::string qn = value;
+      if (auto it = qmap.find(value); it != qmap.end()) qn = it->get<std::string>();
+      else if (auto d = qmap.find("*"); d != qmap.end()) qn = d->get<std::string>();
+      const int q = t_.find(qn);
+      if (q != kNoQueue && t_.leaf(q)) queue_[j] = q;
+      else ++unmapped[qn];
+      const std::string& klass = strings.str(js.klass);
+      prio_[j] = js.priority;
+      if (auto it = pmap.find(klass); it != pmap.end()) {
+        bool ok;
+        prio_[j] = kai_priority_class(it->get<std::string>(), ok);
+      }
+      if (auto it = emap.find(klass); it != emap.end()) preemptible_[j] = it->get<std::string>() == "preemptible";
+      else preemptible_[j] = preemptible_by_priority(prio_[j]);
+      req_[j] = sharing_ && js.gpu_milli > 0 ? js.gpu_milli : static_cast<Milli>(js.gpus) * 1000;
+    }
+    for (const auto& [qn, count] : unmapped)
+      warnings_.push_back(fmt::format("{} jobs map to queue '{}', which is not a leaf Queue in the manifests; they stay pending (NoQueue)", count, qn));
+    const size_t qs = static_cast<size_t>(t_.size());
+    alloc_.assign(qs, 0);
+    np_alloc_.assign(qs, 0);
+    request_.assign(qs, 0);
+    lists_.assign(qs, {});
+    cursor_.assign(qs, 0);
+    fair_s_.assign(qs, 0);
+    fair_.assign(qs, 0);
+    alloc_s_.assign(qs, 0);
+    // GPU slots, node-major, numbered as the engine's ClusterView::gpu_first.
+    for (size_t nd = 0; nd < ctx.cluster.node_gpus.size(); ++nd) {
+      gpu_first_.push_back(static_cast<uint32_t>(slot_node_.size()));
+      for (int32_t g = 0; g < ctx.cluster.node_gpus[nd]; ++g) slot_node_.push_back(static_cast<NodeIdx>(nd));
+    }
+    slot_limit_.assign(slot_node_.size(), 0);
+    slot_jobs_.assign(slot_node_.size(), 0);
+    victim_of_.assign(n, kNoJob);
+    moved_once_.assign(n, 0);
+    waiting_.assign(n, 0);
+    started_pass_.assign(n, 0);
+    for (size_t j = 0; j < n; ++j)
+      if (sharing_ && jobs[j].gpu_milli > 0) {
+        any_fractional_ = true;
+        break;
+      }
+  }
+
+  std::string_view name() const override { return "kai"; }
+  bool wants_job_events() const override { return false; }
+  bool packs_gpu_fractions() const override { return sharing_; }
+
+  void schedule(const Snapshot& v, Decisions& out) override {
+    view_ = &v;
+    out_ = &out;
+    if (v.now > last_pass_s_) {  // time-weighted queue figures for the report
+      const double dt = v.now - last_pass_s_;
+      for (int q = 0; q < t_.size(); ++q) {
+        fair_s_[q] += dt * static_cast<double>(fair_[q] > 0 ? fair_[q] : 0) / 1000.0;
+        alloc_s_[q] += dt * static_cast<double>(alloc_[q]) / 1000.0;
+      }
+      span_s_ += dt;
+    }
+    last_pass_s_ = v.now;
+    ++pass_no_;
+    build_state(v);
+    if (do_allocate_) allocate(v, out);
+    if (do_consolidation_) consolidate(v, out);
+    if (do_reclaim_) victims_pass(v, out, true);
+    if (do_preempt_) victims_pass(v, out, false);
+    view_ = nullptr;
+    out_ = nullptr;
+  }
+
+  std::string_view reason_name(uint16_t code) const override { return code < kCodes ? kCodeNames[code] : "Other"; }
+  std::vector<std::string> extra_columns() const override { return {"kai_queue", "kai_priority", "gpu_fraction", "gpu_slot"}; }
+  void extra_values(JobIdx j, std::vector<std::string>& out) const override {
+    out.push_back(queue_[j] == kNoQueue ? "" : t_[queue_[j]].name);
+    out.push_back(std::to_string(prio_[j]));
+    out.push_back(req_[j] % 1000 ? fmt::format("{}", static_cast<double>(req_[j]) / 1000.0) : "");
+    out.push_back(last_slot_[j] < 0 ? "" : fmt::format("{}:{}", slot_node_[last_slot_[j]], last_slot_[j] - static_cast<int32_t>(gpu_first_[slot_node_[last_slot_[j]]])));
+  }
+
+  nlohmann::json report(const Snapshot&) const override {
+    nlohmann::json r;
+    nlohmann::json qs = nlohmann::json::object();
+    for (int q = 0; q < t_.size(); ++q) {
+      const QueueSpec& s = t_[q];
+      auto g = [](Milli m) { return m == kUnlimited ? nlohmann::json(-1) : nlohmann::json(static_cast<double>(m) / 1000.0); };
+      qs[s.name] = {{"parent", s.parent == kNoQueue ? nlohmann::json(nullptr) : nlohmann::json(t_[s.parent].name)},
+                    {"priority", s.priority},
+                    {"deserved_gpus", g(s.quota)},
+                    {"limit_gpus", g(s.limit)},
+                    {"over_quota_weight", s.weight},
+                    {"mean_fair_share_gpus", span_s_ > 0 ? fair_s_[q] / span_s_ : 0.0},
+                    {"mean_allocated_gpus", span_s_ > 0 ? alloc_s_[q] / span_s_ : 0.0}};
+    }
+    r["queues"] = qs;
+    r["actions"] = {{"allocated", allocated_},
+                    {"consolidation_moves", consolidation_moves_},
+                    {"reclaim_victims", reclaim_victims_},
+                    {"preempt_victims", preempt_victims_}};
+    r["gpu_sharing"] = {{"enabled", sharing_},
+                        {"packed_starts", packed_starts_},
+                        {"shared_gpus_peak", shared_gpus_peak_},
+                        {"burst_oversubscribed_starts", burst_oversubscribed_},
+                        {"max_jobs_on_one_gpu", max_on_gpu_}};
+    r["warnings"] = warnings_;
+    return r;
+  }
+
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  // --- per-pass state ---
+  void add_alloc(int leaf, Milli m, bool preemptible) {
+    for (int q = leaf; q != kNoQueue; q = t_[q].parent) {
+      alloc_[q] += m;
+      if (!preemptible) np_alloc_[q] += m;
+    }
+  }
+
+  void build_state(const Snapshot& v) {
+    const int qs = t_.size();
+    std::fill(alloc_.begin(), alloc_.end(), 0);
+    std::fill(np_alloc_.begin(), np_alloc_.end(), 0);
+    std::fill(request_.begin(), request_.end(), 0);
+    for (auto& l : lists_) l.clear();
+    std::fill(cursor_.begin(), cursor_.end(), 0);
+    running_.clear();
+    for (JobIdx j : v.running) {
+      const int q = queue_[j];
+      if (q == kNoQueue) continue;
+      add_alloc(q, req_[j], preemptible_[j]);
+      request_[q] += req_[j];
+      // A victim that is terminating keeps its quota but is no candidate again; the job it was
+      // evicted for waits for it (stays pipelined).
+      if (v.runs[j].stop_s < 0) running_.push_back({j, q, prio_[j], preemptible_[j] != 0, v.runs[j].start_s, req_[j]});
+      else if (victim_of_[j] != kNoJob) waiting_[victim_of_[j]] = pass_no_;
+    }
+    for (JobIdx j : v.pending) {
+      if (!v.eligible(j) || v.runs[j].state != JobState::Pending) continue;
+      const int q = queue_[j];
+      if (q == kNoQueue) {
+        out_->set_reason(j, kWhyNoQueue);
+        continue;
+      }
+      lists_[q].push_back(j);
+      request_[q] += req_[j];
+    }
+    // Job order within a queue (KAI job order): pipelined first, higher priority, then the
+    // engine's queue order (submission / requeue time, id). Usually already sorted.
+    auto before = [&](JobIdx a, JobIdx b) {
+      if (pipelined_[a] != pipelined_[b]) return pipelined_[a] > pipelined_[b];
+      return prio_[a] > prio_[b];
+    };
+    for (int q = 0; q < qs; ++q)
+      if (!std::is_sorted(lists_[q].begin(), lists_[q].end(), before))
+        std::stable_sort(lists_[q].begin(), lists_[q].end(), before);
+    fair_shares(t_, v.cluster.total_up_gpus * 1000, request_, 1000, fair_, subtree_req_, div_scratch_);
+    free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
+    free_total_ = v.cluster.total_free_gpus;
+    slot_.assign(v.cluster.gpu_used_milli.begin(), v.cluster.gpu_used_milli.end());
+    if (any_fractional_) {
+      std::fill(slot_limit_.begin(), slot_limit_.end(), 0);
+      std::fill(slot_jobs_.begin(), slot_jobs_.end(), 0);
+      for (JobIdx j : v.running)
+        if (v.runs[j].gpu_slot >= 0) {
+          slot_limit_[v.runs[j].gpu_slot] += limit_milli(j);
+          ++slot_jobs_[v.runs[j].gpu_slot];
+        }
+      shared_now_ = 0;
+      for (auto m : slot_) shared_now_ += m > 0;
+    }
+    if (any_fractional_) update_best_room();
+    else best_room_ = 0;
+  }
+
+  Milli limit_milli(JobIdx j) const {
+    const JobSpec& js = view_->jobs[j];
+    return js.gpu_milli_limit > js.gpu_milli ? js.gpu_milli_limit : js.gpu_milli;
+  }
+  bool packed(JobIdx j) const { return sharing_ && view_->jobs[j].gpu_milli > 0; }
+
+  // Placement of job j against `free`/`slot` (the pass's copies or a scratch what-if).
+  // Whole GPUs: first fit. Fractional: the fullest shared GPU with room, else a fresh GPU on
+  // the first node with one free. Writes shares_ / pack_node_, pack_gpu_.
+  bool place(JobIdx j, std::span<const int32_t> free, std::span<const int32_t> slot) {
+    const JobSpec& js = view_->jobs[j];
+    if (!packed(j)) return placement::first_fit(js, free, shares_, view_->cluster.max_node_gpus);
+    int best = -1;
+    for (size_t s = 0; s < slot.size(); ++s)
+      if (slot[s] > 0 && slot[s] + js.gpu_milli <= 1000 && view_->cluster.node_up[slot_node_[s]] &&
+          (best < 0 || slot[s] > slot[best]))
+        best = static_cast<int>(s);
+    if (best < 0)
+      for (size_t nd = 0; nd < free.size() && best < 0; ++nd)
+        if (free[nd] > 0)
+          for (uint32_t s = gpu_first_[nd]; s < gpu_first_[nd] + static_cast<uint32_t>(view_->cluster.capacity_gpus[nd]); ++s)
+            if (slot[s] == 0) {
+              best = static_cast<int>(s);
+              break;
+            }
+    if (best < 0) return false;
+    pack_slot_ = best;
+    return true;
+  }
+  // Applies the last place() of j to `free`/`slot`.
+  void take(JobIdx j, std::span<int32_t> free, std::span<int32_t> slot) {
+    if (!packed(j)) return placement::take(free, shares_);
+    if (slot[pack_slot_] == 0) --free[slot_node_[pack_slot_]];
+    slot[pack_slot_] += view_->jobs[j].gpu_milli;
+  }
+  // Returns a running job's GPUs to `free`/`slot`.
+  void give(JobIdx j, std::span<int32_t> free, std::span<int32_t> slot) {
+    const int32_t s = view_->runs[j].gpu_slot;
+    if (s < 0) return placement::give(free, view_->allocation_of(j));
+    slot[s] -= view_->jobs[j].gpu_milli;
+    if (slot[s] == 0) ++free[slot_node_[s]];
+  }
+  // Emits the start of j at the last place(), updating the pass state.
+  void start(JobIdx j) {
+    const int q = queue_[j];
+    take(j, free_, slot_);
+    if (packed(j)) {
+      const JobSpec& js = view_->jobs[j];
+      if (slot_jobs_[pack_slot_] == 0) {
+        ++shared_now_;
+        --free_total_;
+        shared_gpus_peak_ = std::max(shared_gpus_peak_, shared_now_);
+      }
+      ++slot_jobs_[pack_slot_];
+      max_on_gpu_ = std::max<uint64_t>(max_on_gpu_, slot_jobs_[pack_slot_]);
+      slot_limit_[pack_slot_] += limit_milli(j);
+      if (slot_limit_[pack_slot_] > 1000) ++burst_oversubscribed_;
+      ++packed_starts_;
+      const NodeIdx nd = slot_node_[pack_slot_];
+      out_->start_packed(j, nd, pack_slot_ - static_cast<int32_t>(gpu_first_[nd]));
+      last_slot_[j] = pack_slot_;
+      update_best_room();
+      (void)js;
+    } else {
+      free_total_ -= view_->jobs[j].gpus;
+      out_->start(j, shares_);
+    }
+    add_alloc(q, req_[j], preemptible_[j]);
+    pipelined_[j] = 0;
+    started_pass_[j] = pass_no_;
+    ++allocated_;
+  }
+  bool started_now(JobIdx j) const { return started_pass_[j] == pass_no_; }
+  void reason(JobIdx j, uint16_t code) {
+    if (view_->runs[j].reason != code) out_->set_reason(j, code);
+  }
+  // Upper bound on the GPUs reclaim could free for a job of `leaf` (a cheap pre-test, no
+  // candidate list): the preemptible allocation of every queue beside the leaf's path that is
+  // over min(its fair-share floor, its deserved quota), i.e. that either victim test could pass.
+  int64_t reclaimable_gpus_bound(int leaf) const {
+    Milli sum = 0;
+    for (int q = leaf; q != kNoQueue; q = t_[q].parent) {
+      const auto& sibs = t_[q].parent == kNoQueue ? t_.roots() : t_.children(t_[q].parent);
+      for (int v : sibs) {
+        if (v == q) continue;
+        const QueueSpec& s = t_[v];
+        Milli keep = std::max(s.quota == kUnlimited ? fair_[v] : s.quota, fair_[v]);
+        if (s.limit != kUnlimited) keep = std::min(keep, s.limit);
+        const Milli floor = s.quota == kUnlimited ? keep : std::min(keep, s.quota);
+        if (alloc_[v] > floor) sum += alloc_[v] - np_alloc_[v];
+      }
+    }
+    return sum / 1000 + 1;  // whole GPUs, rounded up generously for packed victims
+  }
+  // Gives victims' GPUs back to the pass state (grace 0: they stop before the next start).
+  void release_victims(std::span<const uint32_t> victims) {
+    for (uint32_t k : victims) {
+      give(k, free_, slot_);
+      add_alloc(queue_[k], -req_[k], preemptible_[k]);
+    }
+    free_total_ = placement::sum(free_);
+    if (any_fractional_) update_best_room();
+  }
+
+  // Quota checks for starting j now (allocate and the victim actions).
+  uint16_t quota_block(JobIdx j, Milli removed_on_path = 0) {
+    const int q = queue_[j];
+    if (removed_on_path == 0 ? !within_limits(t_, alloc_, q, req_[j]) : !within_limits_minus(q, req_[j], removed_on_path))
+      return kOverLimit;
+    if (!preemptible_[j] && !nonpreemptible_within_quota(t_, np_alloc_, q, req_[j])) return kOverQuota;
+    return kNone;
+  }
+  bool within_limits_minus(int leaf, Milli req, Milli removed) const {
+    for (int q = leaf; q != kNoQueue; q = t_[q].parent)
+      if (t_[q].limit != kUnlimited && alloc_[q] - removed + req > t_[q].limit) return false;
+    return true;
+  }
+  // Exact for whole-GPU jobs that may spread (nodes 0); a necessary test otherwise.
+  bool could_fit_whole(JobIdx j) const {
+    if (packed(j)) return free_total_ > 0 || view_->jobs[j].gpu_milli <= best_room_;
+    return view_->jobs[j].gpus <= free_total_;
+  }
+  // Largest room left on a shared GPU (0 when none), for the quick test above.
+  void update_best_room() {
+    best_room_ = 0;
+    for (auto m : slot_)
+      if (m > 0 && 1000 - m > best_room_) best_room_ = 1000 - m;
+  }
+
+  // Picks the leaf to serve next: descend from the roots, at each level the child whose best
+  // leaf's head job comes first by queue order (PP/queue_order).
+  int pick(int q) {
+    if (t_.leaf(q)) return cursor_[q] < lists_[q].size() ? q : kNoQueue;
+    return pick_among(t_.children(q));
+  }
+  int pick_among(const std::vector<int>& kids) {
+    int best_child = kNoQueue, best_leaf = kNoQueue;
+    for (int c : kids) {
+      const int l = pick(c);
+      if (l == kNoQueue) continue;
+      if (best_leaf == kNoQueue || queue_before(state(c), req_[head(l)], state(best_child), req_[head(best_leaf)])) {
+        best_child = c;
+        best_leaf = l;
+      }
+    }
+    return best_leaf;
+  }
+  JobIdx head(int leaf) const { return lists_[leaf][cursor_[leaf]]; }
+  QueueState state(int q) const { return {alloc_[q], fair_[q], t_[q].quota == kUnlimited ? fair_[q] : t_[q].quota, t_[q].priority, q}; }
+
+  void allocate(const Snapshot& v, Decisions& out) {
+    unplaced_.clear();
+    blocked_limit_req_.assign(t_.size(), std::numeric_limits<Milli>::max());
+    blocked_np_req_.assign(t_.size(), std::numeric_limits<Milli>::max());
+    // Pipelined jobs (evicted for, or moved by consolidation) are placed before anything else;
+    // the mark stays while a victim of theirs is still terminating.
+    for (int q = 0; q < t_.size(); ++q)
+      while (cursor_[q] < lists_[q].size() && pipelined_[head(q)]) {
+        const JobIdx j = head(q);
+        ++cursor_[q];
+        if (!quota_block(j) && could_fit_whole(j) && place(j, free_, slot_)) {
+          start(j);
+          continue;
+        }
+        if (waiting_[j] != pass_no_) pipelined_[j] = 0;
+        out.set_reason(j, kNoNodes);
+        unplaced_.push_back(j);
+      }
+    // Queue order decides who gets GPUs; a job that cannot start changes nothing, so after a
+    // pick the leaf's jobs are tried in order until one starts, and only then is the next leaf
+    // picked. With no GPU and no shared room left, nothing more can start: each leaf's next job
+    // is recorded (the claimant of reclaim / preempt) and the scan stops.
+    for (;;) {
+      if (free_total_ <= 0 && best_room_ <= 0) {
+        for (int q = 0; q < t_.size(); ++q)
+          if (t_.leaf(q) && cursor_[q] < lists_[q].size()) {
+            out.set_reason(head(q), kNoNodes);
+            unplaced_.push_back(head(q));
+          }
+        break;
+      }
+      const int leaf = pick_among(t_.roots());
+      if (leaf == kNoQueue) break;
+      while (cursor_[leaf] < lists_[leaf].size()) {
+        const JobIdx j = head(leaf);
+        ++cursor_[leaf];
+        if (!could_fit_whole(j)) {  // the O(1) capacity test first: most of a backlog fails it
+          reason(j, kNoNodes);
+          unplaced_.push_back(j);
+          continue;
+        }
+        // Within one allocate, allocations only grow: a leaf blocked by quota for a request
+        // stays blocked for any request as large (saves a walk up the tree per backlog job).
+        // (The non-preemptible quota rule binds non-preemptible jobs only.)
+        if (req_[j] >= blocked_limit_req_[leaf] || (!preemptible_[j] && req_[j] >= blocked_np_req_[leaf])) {
+          reason(j, req_[j] >= blocked_limit_req_[leaf] ? kOverLimit : kOverQuota);
+          continue;
+        }
+        if (const uint16_t b = quota_block(j)) {
+          Milli& memo = b == kOverLimit ? blocked_limit_req_[leaf] : blocked_np_req_[leaf];
+          memo = std::min(memo, req_[j]);
+          reason(j, b);
+          continue;
+        }
+        if (place(j, free_, slot_)) {
+          start(j);
+          break;
+        }
+        reason(j, kNoNodes);
+        unplaced_.push_back(j);
+      }
+    }
+  }
+
+  // Consolidation (actions/consolidation): for an unplaced whole-GPU job that fits on one node
+  // and for which enough GPUs are free in total, move preemptible single-node jobs off one node
+  // if every one of them can be placed elsewhere now. A job is moved at most once, so that two
+  // pending jobs cannot make consolidation move the same jobs back and forth. The moved jobs
+  // are requeued (they restart, as relocated pods do) and pipelined so that the next pass
+  // re-places them first.
+  void consolidate(const Snapshot& v, Decisions& out) {
+    const size_t nodes = free_.size();
+    for (JobIdx j : unplaced_) {
+      const JobSpec& js = v.jobs[j];
+      if (started_now(j) || packed(j) || pipelined_[j] || js.nodes > 1 || js.gpus > v.cluster.max_node_gpus || js.gpus > free_total_) continue;
+      if (quota_block(j)) continue;
+      for (size_t nd = 0; nd < nodes; ++nd) {
+        if (!v.cluster.node_up[nd] || v.cluster.capacity_gpus[nd] < js.gpus) continue;
+        movers_.clear();
+        for (const auto& r : running_)
+          if (r.preemptible && !moved_once_[r.key] && v.runs[r.key].gpu_slot < 0 && v.runs[r.key].alloc_count == 1 &&
+              v.allocation_of(r.key)[0].node == nd && !moved_this_pass(r.key))
+            movers_.push_back(r.key);
+        std::stable_sort(movers_.begin(), movers_.end(), [&](JobIdx a, JobIdx b) { return v.jobs[a].gpus < v.jobs[b].gpus; });
+        int32_t have = free_[nd];
+        size_t take_n = 0;
+        while (have < js.gpus && take_n < movers_.size() && static_cast<int>(take_n) < max_preemptees_) have += v.jobs[movers_[take_n++]].gpus;
+        if (have < js.gpus || take_n == 0) continue;
+        movers_.resize(take_n);
+        // What-if: free the movers, put j on nd, then re-place every mover off nd.
+        scratch_free_ = free_;
+        for (JobIdx m : movers_) scratch_free_[nd] += v.jobs[m].gpus;
+        scratch_free_[nd] -= js.gpus;
+        const int32_t keep_nd = scratch_free_[nd];
+        scratch_free_[nd] = 0;
+        bool ok = true;
+        for (JobIdx m : movers_) {
+          if (!placement::first_fit(v.jobs[m], scratch_free_, shares_, v.cluster.max_node_gpus)) {
+            ok = false;
+            break;
+          }
+          placement::take(scratch_free_, shares_);
+        }
+        if (!ok) continue;
+        for (JobIdx m : movers_) {
+          out.preempt(m, PreemptMode::Requeue, j, 0);
+          pipelined_[m] = 1;
+          moved_once_[m] = 1;
+          moved_.push_back(m);
+          add_alloc(queue_[m], -req_[m], preemptible_[m]);
+          free_[nd] += v.jobs[m].gpus;
+          free_total_ += v.jobs[m].gpus;
+          ++consolidation_moves_;
+        }
+        // j starts now on nd; the movers' new room stays free for their restart, which comes
+        // after the relocation delay (pod re-creation), first in their queues (pipelined).
+        shares_.assign(1, NodeShare{static_cast<NodeIdx>(nd), js.gpus});
+        start(j);
+        out.wake_at(v.now + kRelocationDelay_s);
+        (void)keep_nd;
+        break;
+      }
+    }
+    // Movers are gone from running_ for the victim actions of this pass.
+    if (!moved_.empty()) {
+      std::erase_if(running_, [&](const RunningJob& r) { return moved_this_pass(r.key); });
+      moved_.clear();
+    }
+  }
+  bool moved_this_pass(JobIdx j) const { return std::find(moved_.begin(), moved_.end(), j) != moved_.end(); }
+
+  // Reclaim (other queues' over-share jobs) or preempt (same queue, lower priority): one
+  // claimant per leaf queue per pass, its first job left unplaced, queues in queue order.
+  void victims_pass(const Snapshot& v, Decisions& out, bool reclaim) {
+    claimants_.clear();
+    for (JobIdx j : unplaced_)
+      if (!pipelined_[j] && !started_now(j) &&
+          std::none_of(claimants_.begin(), claimants_.end(), [&](JobIdx c) { return queue_[c] == queue_[j]; }))
+        claimants_.push_back(j);
+    std::stable_sort(claimants_.begin(), claimants_.end(), [&](JobIdx a, JobIdx b) {
+      return queue_before(state(queue_[a]), req_[a], state(queue_[b]), req_[b]);
+    });
+    for (JobIdx j : claimants_) {
+      if (pipelined_[j]) continue;
+      const Claimant c{queue_[j], prio_[j], preemptible_[j] != 0, req_[j]};
+      if (reclaim) {
+        if (!may_reclaim(t_, alloc_, fair_, np_alloc_, c) || quota_block(j)) continue;
+        if (!packed(j) && free_total_ + reclaimable_gpus_bound(c.queue) < v.jobs[j].gpus) continue;
+        reclaim_candidates(t_, alloc_, fair_, running_, c, cands_);
+      } else {
+        preempt_candidates(running_, c, cands_);
+      }
+      if (cands_.empty()) continue;
+      const AdmissibleFn admissible = [&](const RunningJob& cand, std::span<const Milli> removed) {
+        return !reclaim || reclaim_victim_ok(t_, alloc_, fair_, removed, c, cand.queue, cand.req, rcfg_);
+      };
+      const FitsFn fits = [&](std::span<const uint32_t> chosen) {
+        if (!packed(j)) {  // cheap count test before a placement
+          int64_t could = free_total_;
+          for (uint32_t k : chosen) could += v.runs[k].gpu_slot < 0 ? v.jobs[k].gpus : 1;
+          if (could < v.jobs[j].gpus) return false;
+        }
+        if (!reclaim) {  // same queue: the victims' quota comes back on the job's own path
+          Milli back = 0;
+          for (uint32_t k : chosen) back += req_[k];
+          if (quota_block(j, back)) return false;
+        }
+        scratch_free_ = free_;
+        scratch_slot_ = slot_;
+        for (uint32_t k : chosen) give(k, scratch_free_, scratch_slot_);
+        return place(j, scratch_free_, scratch_slot_);
+      };
+      if (!select_victims(t_, cands_, admissible, fits, chosen_)) continue;
+      for (uint32_t k : chosen_) {
+        out.preempt(k, PreemptMode::Requeue, j, grace_s_);
+        (reclaim ? reclaim_victims_ : preempt_victims_)++;
+      }
+      std::erase_if(running_, [&](const RunningJob& r) {
+        return std::find(chosen_.begin(), chosen_.end(), r.key) != chosen_.end();
+      });
+      if (grace_s_ > 0) {  // victims keep GPUs and quota until they stop; j waits for them
+        for (uint32_t k : chosen_) victim_of_[k] = j;
+        pipelined_[j] = 1;
+        out.set_reason(j, reclaim ? kPendingReclaim : kPendingPreemption);
+        continue;
+      }
+      release_victims(chosen_);
+      if (place(j, free_, slot_)) start(j);
+    }
+  }
+
+  QueueTree t_;
+  std::vector<std::string> warnings_;
+  bool sharing_;
+  double grace_s_;
+  int max_preemptees_;
+  ReclaimConfig rcfg_;
+  bool do_allocate_ = false, do_consolidation_ = false, do_reclaim_ = false, do_preempt_ = false;
+  bool any_fractional_ = false;
+  // by JobIdx
+  std::vector<int> queue_;
+  std::vector<int32_t> prio_;
+  std::vector<uint8_t> preemptible_, pipelined_;
+  std::vector<uint8_t> moved_once_;  // consolidation moves a job at most once (no ping-pong)
+  std::vector<Milli> req_;
+  std::vector<int32_t> last_slot_;
+  // by queue
+  std::vector<Milli> alloc_, np_alloc_, request_, fair_, subtree_req_;
+  DivideScratch div_scratch_;
+  std::vector<std::vector<JobIdx>> lists_;
+  std::vector<size_t> cursor_;
+  std::vector<double> fair_s_, alloc_s_;
+  double span_s_ = 0, last_pass_s_ = 0;
+  // GPU slots
+  std::vector<NodeIdx> slot_node_;
+  std::vector<uint32_t> gpu_first_;
+  std::vector<Milli> slot_limit_;
+  std::vector<uint32_t> slot_jobs_;
+  // pass scratch
+  const Snapshot* view_ = nullptr;
+  Decisions* out_ = nullptr;
+  std::vector<RunningJob> running_, cands_;
+  std::vector<int32_t> free_, slot_, scratch_free_, scratch_slot_;
+  int64_t free_total_ = 0;
+  Milli best_room_ = 0;
+  // by leaf, per allocate: smallest request blocked by a limit / by the non-preemptible quota
+  std::vector<Milli> blocked_limit_req_, blocked_np_req_;
+  std::vector<NodeShare> shares_;
+  int32_t pack_slot_ = -1;
+  std::vector<JobIdx> unplaced_, movers_, moved_, claimants_;
+  std::vector<JobIdx> victim_of_;           // by JobIdx: whom a terminating victim was evicted for
+  std::vector<uint32_t> waiting_, started_pass_;  // by JobIdx: pass stamps
+  uint32_t pass_no_ = 0;
+  std::vector<uint32_t> chosen_;
+  // report
+  uint64_t allocated_ = 0, consolidation_moves_ = 0, reclaim_victims_ = 0, preempt_victims_ = 0;
+  uint64_t packed_starts_ = 0, burst_oversubscribed_ = 0, max_on_gpu_ = 0;
+  int64_t shared_now_ = 0, shared_gpus_peak_ = 0;
+};
+
+}  // namespace
+
+QueueTree load_queues_text(const std::string& yaml, const std::string& display, std::vector<std::string>& warnings) {
+  kueue::Manifests mf;
+  kueue::load_manifest_text(yaml, display, mf);
+  return build_tree(mf, warnings);
+}
+
+QueueTree load_queues(const std::vector<std::string>& files, std::vector<std::string>& warnings) {
+  kueue::Manifests mf;
+  for (const auto& f : files) kueue::load_manifest_file(f, f, mf);
+  return build_tree(mf, warnings);
+}
+
+std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
+  auto s = std::make_shared<cfg::ObjectSpec>();
+  s->name = "scheduler(kai)";
+  s->doc = "KAI-like scheduling: hierarchical queues with quota, over-quota weight and limit, fair share, GPU fractions "
+           "(spec kueue-kai-model.md §10)";
+  s->fields = {
+      cfg::string("type", "kai", "scheduler model").must(),
+      cfg::array_of("manifests", cfg::Type::String,
+                    "KAI Queue YAML files (scheduling.run.ai/v2 Queue), relative to the scenario file").must(),
+      cfg::choice("queue_from", {"class", "account", "user", "qos", "partition"}, "class",
+                  "job field whose value selects the leaf queue"),
+      cfg::map_of("queue_map", cfg::Type::String,
+                  "value -> leaf Queue name (\"*\" = any other value); without an entry the value itself names the queue")
+          .with_default(cfg::json::object()),
+      cfg::map_of("priority_classes", cfg::Type::String,
+                  "job class -> KAI priority class (train 50, build-preemptible 75, build 100, inference 125); other "
+                  "jobs keep their trace priority")
+          .with_default(cfg::json::object()),
+      cfg::map_of("preemptibility", cfg::Type::String,
+                  "job class -> preemptible | non-preemptible (podgroup preemptibility); other jobs are preemptible "
+                  "iff priority < 100")
+          .with_default(cfg::json::object()),
+      cfg::boolean("gpu_sharing", false,
+                   "pack fractional jobs (gpu_fraction / gpu_memory_mib) onto shared GPUs (KAI global.gpuSharing); "
+                   "off: a fractional job holds a whole GPU"),
+      cfg::array_of("actions", cfg::Type::String, "actions run each session, in KAI's order (a subset of allocate, "
+                                                  "consolidation, reclaim, preempt)")
+          .with_default(cfg::json::array({"allocate", "consolidation", "reclaim", "preempt"})),
+      cfg::number("reclaimer_utilization_multiplier", 1.0,
+                  "reclaim: the reclaimer's saturation times this must stay below the victim queue's").at_least(1),
+      cfg::integer("consolidation_max_preemptees", 16, "consolidation: most jobs moved for one pending job").at_least(1),
+      cfg::number("eviction_grace_s", 0, "time an evicted job keeps its GPUs and quota before it stops")
+          .at_least(0).in_unit("s"),
+  };
+  s->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
+    static const char* kOrder[] = {"allocate", "consolidation", "reclaim", "preempt"};
+    size_t next = 0;
+    for (size_t i = 0; i < r.at("actions").size(); ++i) {
+      const std::string a = r.at("actions")[i].get<std::string>();
+      size_t k = next;
+      while (k < 4 && a != kOrder[k]) ++k;
+      if (k == 4)
+        cfg::fail(file, cfg::child(cfg::child(ptr, "actions"), i),
+                  "got " + a + "; expected allocate, consolidation, reclaim, preempt, each at most once and in that order");
+      next = k + 1;
+    }
+    for (auto it = r.at("preemptibility").begin(); it != r.at("preemptibility").end(); ++it)
+      if (it.value() != "preemptible" && it.value() != "non-preemptible")
+        cfg::fail(file, cfg::child(cfg::child(ptr, "preemptibility"), it.key()),
+                  "got " + it.value().dump() + "; expected preemptible or non-preemptible");
+  };
+  return s;
+}
+
+std::unique_ptr<Scheduler> make_kai(const cfg::json& p, const SchedulerContext& ctx) {
+  kueue::Manifests mf;
+  size_t i = 0;
+  for (const auto& f : p.at("manifests")) {
+    std::filesystem::path path(f.get<std::string>());
+    if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
+    if (!std::filesystem::exists(path))
+      throw InputError(ctx.scenario_file, "/scheduler/manifests/" + std::to_string(i),
+                       "cannot read " + path.string() + "; expected a KAI Queue YAML file relative to the scenario");
+    kueue::load_manifest_file(path.string(), path.string(), mf);
+    ++i;
+  }
+  std::vector<std::string> warnings;
+  QueueTree t = build_tree(mf, warnings);
+  auto s = std::make_unique<KaiScheduler>(p, ctx, std::move(t), std::move(warnings));
+  for (const auto& w : s->warnings()) std::fprintf(stderr, "floorsim: warning: %s\n", w.c_str());
+  return s;
+}
+
+}  // namespace floorsim::kai
