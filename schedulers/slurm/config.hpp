@@ -118,6 +118,7 @@ struct Reservation {
   std::vector<std::string> users, accounts, qos;  // who may use it
   std::vector<std::string> request_classes;       // model: jobs of these classes ask for it
   bool flex = false, magnetic = false, ignore_jobs = false, purge_comp = false;
+  bool user_delete = false;  // USER_DELETE: a user who can use it may delete it (issue 9 loophole)
 };
 
 struct SchedParams {

@@ -12,6 +12,9 @@ int verb_calibrate(const Args& args);  // sim/cli/verb_calibrate.cpp
 int verb_fabric(const Args& args);     // sim/cli/verb_fabric.cpp
 int verb_rehearse(const Args& args);   // sim/cli/verb_rehearse.cpp
 int verb_size(const Args& args);       // sim/cli/verb_size.cpp
+int verb_impact(const Args& args);     // sim/cli/verb_govern.cpp
+int verb_audit(const Args& args);      // sim/cli/verb_govern.cpp
+int verb_lint(const Args& args);       // sim/cli/verb_govern.cpp
 
 struct Verb {
   const char* name;
@@ -28,6 +31,9 @@ inline const Verb kVerbs[] = {
     {"fabric", "fat-tree sign-off pack: routing, max-min contention, degraded cases (signoff.md/.json)", verb_fabric},
     {"rehearse", "replay a quant night at peak with a node failure; verdict per criterion and layer to fix (--growth)", verb_rehearse},
     {"size", "entitlement sizing: peak demand per class, proposed floors (deadline floors fit the cluster), 80% warnings", verb_size},
+    {"impact", "run a scenario with and without proposed policy changes; per-class floor, margin, p99 wait deltas", verb_impact},
+    {"audit", "audit pack of a run: controlled policy, approval log, sacct --parsable2 accounting", verb_audit},
+    {"lint", "policy lint of a scenario, slurm.conf (+ sacctmgr dump) or Kueue YAML (exit 1 on findings)", verb_lint},
 };
 
 }  // namespace floorsim::cli
