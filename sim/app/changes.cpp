@@ -63,6 +63,7 @@ std::shared_ptr<const ObjectSpec> what_spec() {
                 any("value", "the new value: qos as in the scheduler's qos block (numbers, TRES strings such as \"gres/gpu=16\", lists); a reservation object for create/update; a number for weights and quotas (null = no limit)")});
   s->check = [](const json& r, const std::string& ptr, const std::string& file) {
     const std::string kind = r["kind"], field = r["field"];
+    const json v = r.contains("value") ? r["value"] : json();  // "value" may be absent
     if (kind == "qos" && std::find(qos_fields().begin(), qos_fields().end(), field) == qos_fields().end())
       fail(file, child(ptr, "field"), fmt::format("got \"{}\"; expected one of: {}", field, list(qos_fields())));
     if (kind == "cluster_queue" && std::find(kQueueFields.begin(), kQueueFields.end(), field) == kQueueFields.end())
@@ -71,14 +72,13 @@ std::shared_ptr<const ObjectSpec> what_spec() {
       const std::string t = r["target"];
       if (std::find(weight_names().begin(), weight_names().end(), t) == weight_names().end())
         fail(file, child(ptr, "target"), fmt::format("got \"{}\"; expected one of: {}", t, list(weight_names())));
-      if (!r.contains("value") || !r["value"].is_number() || r["value"].get<double>() < 0)
+      if (!v.is_number() || v.get<double>() < 0)
         fail(file, child(ptr, "value"), "expected a number >= 0 (the new weight)");
     }
-    if (kind == "cluster_queue" && (!r.contains("value") || !(r["value"].is_null() || (r["value"].is_number_integer() && r["value"].get<int64_t>() >= 0))))
+    if (kind == "cluster_queue" && !(v.is_null() || (v.is_number_integer() && v.get<int64_t>() >= 0)))
       fail(file, child(ptr, "value"), "expected an integer >= 0 (quota in the resource's units: GPUs) or null (no limit)");
-    if ((kind == "qos" || kind == "reservation_update") && (!r.contains("value")))
-      fail(file, child(ptr, "value"), "expected the new value");
-    if ((kind == "reservation_create" || kind == "reservation_update") && !r["value"].is_object())
+    if (kind == "qos" && !r.contains("value")) fail(file, child(ptr, "value"), "expected the new value");
+    if ((kind == "reservation_create" || kind == "reservation_update") && !v.is_object())
       fail(file, child(ptr, "value"), "expected a reservation object (the scheduler's reservations item)");
   };
   return s;

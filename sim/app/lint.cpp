@@ -208,13 +208,14 @@ std::vector<LintFinding> lint_config(const std::string& path, const LintOptions&
     const Scenario sc = load_scenario_file(path);
     // Deadline classes: rehearse.deadline_classes, else every class with a deadline job.
     std::vector<StrId> deadline;
-    for (const auto& n : sc.resolved["rehearse"]["deadline_classes"]) {
+    const json dc = sc.resolved["rehearse"].value("deadline_classes", json::array());
+    for (const auto& n : dc) {
       const StrId k = sc.workload.strings.find(n.get<std::string>());
       if (k != StringTable::kMissing) deadline.push_back(k);
     }
     double longest = 0;
     for (const auto& j : sc.workload.jobs) {
-      if (sc.resolved["rehearse"]["deadline_classes"].empty() && j.deadline_s != kNever &&
+      if (dc.empty() && j.deadline_s != kNever &&
           std::find(deadline.begin(), deadline.end(), j.klass) == deadline.end())
         deadline.push_back(j.klass);
       if (std::isfinite(j.time_limit_s)) longest = std::max(longest, j.time_limit_s);

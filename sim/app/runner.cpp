@@ -158,9 +158,17 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   m["workload"] = sc.workload_report;
   m["scheduler_report"] = sched->report(engine.snapshot());
   if (!sc.changes.empty()) {
-    res.approval_log = approval_log_json(sc.changes, engine.change_log(), gate.reviews());
+    // Changes after the horizon never reached the model: logged as rejected, with that reason.
+    std::vector<ChangeRecord> log = engine.change_log();
+    std::vector<uint8_t> seen(sc.changes.size(), 0);
+    for (const auto& rec : log) seen[rec.index] = 1;
+    for (size_t i = 0; i < sc.changes.size(); ++i)
+      if (!seen[i])
+        log.push_back({static_cast<uint32_t>(i), sc.changes[i].at_s,
+                       ChangeOutcome::rejected("after the simulation's horizon: never delivered")});
+    res.approval_log = approval_log_json(sc.changes, log, gate.reviews());
     size_t applied = 0, unapproved = 0, rejected = 0;
-    for (const auto& rec : engine.change_log()) {
+    for (const auto& rec : log) {
       applied += rec.outcome.status == ChangeOutcome::Status::Applied;
       unapproved += rec.outcome.status == ChangeOutcome::Status::AppliedUnapproved;
       rejected += rec.outcome.status == ChangeOutcome::Status::Rejected;

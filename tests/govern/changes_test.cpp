@@ -295,3 +295,15 @@ spec: {clusterQueue: pricing-cq}
   CHECK(r2.approval_log[0]["outcome"] == "rejected");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("changes: a change after the horizon is logged as never delivered", "[govern][engine]") {
+  json doc = slurm_base();
+  doc["engine"] = {{"horizon_s", 100}};
+  doc["changes"] = json::array({change("late", 500, kAdmin, {{"kind", "priority_weight"}, {"target", "PriorityWeightQOS"}, {"value", 5}},
+                                       json::array({kRiskLead, kPriceLead}))});
+  const RunResult r = run(load(doc));
+  REQUIRE(r.approval_log.size() == 1);
+  CHECK(r.approval_log[0]["outcome"] == "rejected");
+  CHECK(r.approval_log[0]["reason"].get<std::string>().find("never delivered") != std::string::npos);
+  CHECK(r.metrics["governance"]["delivered"] == 0);
+}
