@@ -52,8 +52,19 @@ int verb_audit(const Args& args) {
   po::variables_map vm;
   if (!parse(args, "audit", "RUN_DIR --out PACK_DIR [--scenario SCENARIO.json]", opts, pos, vm)) return 0;
   const std::string file = scenario.empty() ? (std::filesystem::path(run_dir) / "scenario.resolved.json").string() : scenario;
-  const app::Scenario sc = app::load_scenario_file(file);
-  app::write_audit_pack(sc, run_dir, out);
+  auto build = [&]() {
+    try {
+      const app::Scenario sc = app::load_scenario_file(file);
+      app::write_audit_pack(sc, run_dir, out);
+    } catch (const InputError& e) {
+      if (!scenario.empty()) throw;
+      // The resolved copy keeps the scenario's relative paths, which do not resolve from RUN_DIR.
+      const std::string head = (e.file().empty() ? std::string("<input>") : e.file()) + (e.where().empty() ? "" : ":" + e.where()) + ": ";
+      throw InputError(e.file(), e.where(), std::string(e.what()).substr(head.size()) +
+                                                " (reading RUN_DIR/scenario.resolved.json: pass --scenario with the file the run came from)");
+    }
+  };
+  build();
   std::cout << "wrote " << out << "/{policy.json,policy.md,approval_log.csv,approval_log.json,sacct.txt}\n";
   return 0;
 }

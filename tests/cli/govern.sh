@@ -46,6 +46,11 @@ grep -q '^1.batch|1.batch|batch|' "$TMP/pack/sacct.txt" || fail "no batch step r
 "$FS" trace stats "$TMP/pack/sacct.txt" --format sacct > "$TMP/stats" || fail "sacct reader could not read the pack"
 grep -q '^jobs: 20$' "$TMP/stats" || fail "sacct read back: $(cat "$TMP/stats")"
 grep -q 'step_row: 20' "$TMP/stats" || fail "step rows: $(cat "$TMP/stats")"
+# Without --scenario the resolved copy's relative paths do not resolve: exit 2 with the hint.
+set +e
+"$FS" audit "$TMP/run" --out "$TMP/pack3" > /dev/null 2> "$TMP/e"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q 'pass --scenario' "$TMP/e" || fail "audit without --scenario: $rc $(cat "$TMP/e")"
 # A pack from the wrong scenario is refused.
 set +e
 "$FS" audit "$TMP/run" --scenario "$G/loophole.json" --out "$TMP/pack2" > /dev/null 2> "$TMP/e"; rc=$?
