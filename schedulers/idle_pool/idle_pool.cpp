@@ -140,6 +140,10 @@ class IdlePool final : public Scheduler {
     if (view.jobs[ev.job].klass != p_.for_class || ev.kind == JobEvent::Kind::Ended) inner_->on_job_event(ev, view);
   }
   bool wants_job_events() const override { return inner_->wants_job_events(); }
+  ChangeOutcome on_policy_change(const PolicyChange& c, const Snapshot& v, Decisions& out) override {
+    return inner_->on_policy_change(c, v, out);
+  }
+  ChangeScope change_scope(const PolicyChange& c, const Snapshot& v) const override { return inner_->change_scope(c, v); }
   std::string_view reason_name(uint16_t code) const override { return inner_->reason_name(code); }
   std::vector<std::string> extra_columns() const override { return inner_->extra_columns(); }
   void extra_values(JobIdx job, std::vector<std::string>& out) const override { inner_->extra_values(job, out); }

@@ -75,6 +75,13 @@ class Core {
   // Cycles until no CQ has a head that can still make progress at this instant.
   void pass(double now, const PlaceFn& place, std::vector<CycleRecord>& records, std::vector<Eviction>& evictions);
 
+  // Policy change (issue 9, schedulers/kueue/core_policy.cpp): sets nominalQuota (which 0),
+  // borrowingLimit (1) or lendingLimit (2) of (cq, fr) to `value` (kNoLimit = nil), recomputes
+  // the quota tree and the cohorts' usage, and retries the inadmissible workloads of its cohort
+  // tree, as a ClusterQueue update does. Returns "" or why it was refused; `before` gets the
+  // old value.
+  std::string set_quota(NodeId cq, FrId fr, int which, Qty value, Qty& before);
+
   size_t pending_in(NodeId cq) const { return heap_[cq].size() + inadmissible_[cq].size() + (sticky_[cq] != kNoKey); }
 
  private:

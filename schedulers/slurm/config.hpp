@@ -119,6 +119,7 @@ struct Reservation {
   std::vector<std::string> request_classes;       // model: jobs of these classes ask for it
   bool flex = false, magnetic = false, ignore_jobs = false, purge_comp = false;
   double purge_comp_s = 300;  // PURGE_COMP[=t]: deleted after t idle (default 5 min, spec §6)
+  bool user_delete = false;  // USER_DELETE: a user who can use it may delete it (issue 9 loophole)
 };
 
 struct SchedParams {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <functional>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -192,8 +193,23 @@ class SlurmModel final : public Scheduler {
   }
 
   void schedule(const Snapshot& v, Decisions& out) override;
+  // Policy changes (issue 9): defined in schedulers/slurm/policy_change.inc (included below).
+  ChangeOutcome on_policy_change(const PolicyChange& c, const Snapshot& v, Decisions& out) override;
+  ChangeScope change_scope(const PolicyChange& c, const Snapshot& v) const override;
 
  private:
+  ChangeOutcome change_qos(const PolicyChange& c);
+  ChangeOutcome change_weight(const PolicyChange& c);
+  ChangeOutcome change_resv(const PolicyChange& c, const Snapshot& v);
+  ChangeOutcome delete_assoc(const PolicyChange& c, const Snapshot& v, Decisions& out);
+  void cancel_gone(const Snapshot& v, Decisions& out);
+  void classes_where(const Snapshot& v, ChangeScope& s, const std::function<bool(JobIdx)>& pred) const;
+  std::vector<uint8_t> nodes_of_qos(uint32_t q) const;
+  std::vector<uint32_t> assoc_subtree(const std::string& target) const;
+  std::vector<uint8_t> jgone_;  // by job: its association was deleted (cancelled at submission)
+  const Workload* wl_ = nullptr;
+  const ClusterConfig* cluster_ = nullptr;
+  std::string file_;
   // ---- construction ----
   void build(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
   uint32_t find_qos(const std::string& n) const {
@@ -400,6 +416,9 @@ class SlurmModel final : public Scheduler {
 // ---------------------------------------------------------------- construction
 
 void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const std::string& file) {
+  wl_ = &wl;
+  cluster_ = &cluster;
+  file_ = file;
   nn_ = cluster.nodes();
   cluster_gpus_ = cluster.total_gpus();
   max_node_gpus_ = std::max<int32_t>(1, cluster.max_node_gpus());
@@ -1135,6 +1154,7 @@ void SlurmModel::sort_queue(const Snapshot& v) {
   if (cfg_.prio.type == PriorityType::Multifactor) ensure_fs();
   order_.clear();
   for (JobIdx j : v.pending) {
+    if (!jgone_.empty() && jgone_[j]) continue;  // association deleted: cancelled in this pass
     order_.push_back(j);
     prio_[j] = priority(v, j);
   }
@@ -1595,6 +1615,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     specials_.resize(w);
     for (SimTime t : specials_) out.wake_at(t);
   }
+  if (!jgone_.empty()) cancel_gone(v, out);
   if (cfg_.prio.type == PriorityType::Multifactor || cfg_.enforce_limits) recalc_usage(v);
   resv_account(v);
   for (JobIdx r : stopped_now_) stopping_[r] = 0;
@@ -1686,6 +1707,10 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     }
   resv_note_used();
 }
+
+// Policy changes (issue 9) live in their own file to keep this one about scheduling; it is
+// included here because SlurmModel is local to this translation unit.
+#include "schedulers/slurm/policy_change.inc"
 
 }  // namespace
 

@@ -107,7 +107,7 @@ std::shared_ptr<const cfg::ObjectSpec> reservation_spec() {
       cfg::array_of("request_classes", cfg::Type::String,
                     "model: jobs of these classes ask for it (--reservation); MAGNETIC attracts every allowed job")
           .with_default(json::array()),
-      cfg::array_of("flags", cfg::Type::String, "FLEX, MAGNETIC, IGNORE_JOBS (no effect: reservations exist from t=0), PURGE_COMP[=time] (deleted after this long idle, default 5 min)").with_default(json::array()),
+      cfg::array_of("flags", cfg::Type::String, "FLEX, MAGNETIC, IGNORE_JOBS (no effect: reservations exist from t=0), PURGE_COMP[=time] (deleted after this long idle, default 5 min), USER_DELETE (a user who can use it may delete it)").with_default(json::array()),
   };
   return s;
 }
@@ -198,6 +198,8 @@ std::string resolve_path(const std::string& base, const std::string& p) {
   if (fp.is_absolute() || base.empty()) return p;
   return (std::filesystem::path(base) / fp).string();
 }
+
+}  // namespace
 
 SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
   const std::string& file = ctx.scenario_file;
@@ -377,14 +379,13 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
         if (!parse_time_s(f.substr(11), r.purge_comp_s) || r.purge_comp_s < 0)
           throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("PURGE_COMP time \"{}\"; expected a Slurm time such as 5 or 1:30:00", f.substr(11)));
       }
-      else throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("unknown reservation flag \"{}\"; expected FLEX, MAGNETIC, IGNORE_JOBS or PURGE_COMP", f));
+      else if (f == "USER_DELETE") r.user_delete = true;
+      else throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("unknown reservation flag \"{}\"; expected FLEX, MAGNETIC, IGNORE_JOBS, PURGE_COMP or USER_DELETE", f));
     }
     c.reservations.push_back(r);
   }
   return c;
 }
-
-}  // namespace
 
 SchedulerEntry registry_entry() {
   return {"slurm",

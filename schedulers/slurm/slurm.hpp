@@ -55,6 +55,10 @@ std::unique_ptr<Scheduler> make_model(SlurmConfig cfg, const Workload& workload,
 // The cluster a slurm.conf describes (NodeName lines, leaves from topology.conf switches or blocks).
 ClusterConfig cluster_from_conf(const SlurmConfig& cfg);
 
+// The effective configuration of a resolved "scheduler" block (slurm.conf and sacctmgr dump read
+// and merged with the inline settings), as the model is built from it. Used by `floorsim lint`.
+SlurmConfig config_from(const nlohmann::json& resolved_block, const SchedulerContext& ctx);
+
 // The registry entry "slurm": parameter spec (every default documented) and factory.
 SchedulerEntry registry_entry();
 

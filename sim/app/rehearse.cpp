@@ -305,14 +305,29 @@ Verdict judge(const Scenario& sc, const json& m) {
     v.criteria.push_back(c);
   }
 
-  // 5. Governance: no change-log model in this build.
+  // 5. Governance (issue 9): the approval log of the night's policy changes shows no change that
+  // took effect without the sign-off it needed (a loophole such as user_resv_delete). Rejected
+  // changes never took effect, so they do not fail the night; they are reported.
   {
     Criterion c;
     c.name = "change log: no unapproved edits";
-    c.measured = "no change log";
     c.target = "0 unapproved";
-    c.evaluated = false;
-    c.note = "no governance change log in this scenario; not evaluated";
+    if (!m.contains("governance")) {
+      c.measured = "no change log";
+      c.evaluated = false;
+      c.note = "no policy changes in this scenario; not evaluated";
+    } else {
+      const json& g = m["governance"];
+      const auto unapproved = g["applied_unapproved"].get<uint64_t>();
+      c.value = static_cast<double>(unapproved);
+      c.measured = fmt::format("{} unapproved ({} applied, {} rejected)", unapproved, g["applied"].get<uint64_t>(),
+                               g["rejected"].get<uint64_t>());
+      c.pass = unapproved == 0;
+      if (!c.pass) {
+        c.layer = "governance";
+        c.note = "a change took effect without sign-off from the teams it affects: close the loophole (user_resv_delete, USER_DELETE)";
+      }
+    }
     v.criteria.push_back(c);
   }
   return v;
@@ -417,6 +432,7 @@ void write_rehearsal_outputs(const Scenario& sc, const RunResult& r, const json&
   if (sc.resolved["output"]["jobs_csv"].get<bool>()) io::write_file_atomic(dir.file("jobs.csv"), r.jobs_csv);
   if (sc.resolved["output"]["timeline"].get<bool>()) io::write_file_atomic(dir.file("timeline.csv"), r.timeline_csv);
   io::write_file_atomic(dir.file("verdict.json"), dump(verdict));
+  write_approval_log(sc, r, dir);
   dir.commit();
 }
 

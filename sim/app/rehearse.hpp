@@ -9,8 +9,8 @@
 //   2. each deadline class finishes with margin >= min_margin_s (floor / isolation / slack);
 //   3. the interactive class's p99 wait <= p99_wait_target_s (isolation / floor);
 //   4. the burst queue gives way without cascading preemption: cascades <= max (isolation);
-//   5. the change log shows no unapproved edits (governance; no change-log model exists in this
-//      build, so it is reported as not evaluated and holds).
+//   5. the change log shows no unapproved edits (governance, issue 9: no policy change took
+//      effect without the sign-off it needed; not evaluated when the scenario has no changes).
 #include <limits>
 #include <string>
 #include <vector>

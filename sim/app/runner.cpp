@@ -8,6 +8,7 @@
 
 #include "schedulers/idle_pool/idle_pool.hpp"
 #include "schedulers/registry.hpp"
+#include "sim/app/changes.hpp"
 #include "sim/core/io.hpp"
 
 namespace floorsim::app {
@@ -53,6 +54,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   ec.check_invariants = ec.check_invariants || opts.check_invariants;
   Engine engine(sc.workload, sc.cluster, *sched, ec, sc.floors);
   engine.add_node_events(sc.node_events);
+  GovernanceGate gate(sc.governance, sc.workload.strings, sc.changes, opts.force_changes);
+  if (!sc.changes.empty()) engine.add_policy_changes(sc.changes, &gate);
   std::unique_ptr<FabricRuntime> fabric_model;
   if (sc.fabric.fabric) {
     fabric_model = std::make_unique<FabricRuntime>(sc.fabric);
@@ -155,9 +158,41 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   }
   m["workload"] = sc.workload_report;
   m["scheduler_report"] = sched->report(engine.snapshot());
+  if (!sc.changes.empty()) {
+    // Changes after the horizon never reached the model: logged as rejected, with that reason.
+    std::vector<ChangeRecord> log = engine.change_log();
+    std::vector<uint8_t> seen(sc.changes.size(), 0);
+    for (const auto& rec : log) seen[rec.index] = 1;
+    for (size_t i = 0; i < sc.changes.size(); ++i)
+      if (!seen[i])
+        log.push_back({static_cast<uint32_t>(i), sc.changes[i].at_s,
+                       ChangeOutcome::rejected("after the simulation's horizon: never delivered")});
+    res.approval_log = approval_log_json(sc.changes, log, gate.reviews());
+    size_t applied = 0, unapproved = 0, rejected = 0;
+    for (const auto& rec : log) {
+      applied += rec.outcome.status == ChangeOutcome::Status::Applied;
+      unapproved += rec.outcome.status == ChangeOutcome::Status::AppliedUnapproved;
+      rejected += rec.outcome.status == ChangeOutcome::Status::Rejected;
+    }
+    m["governance"] = {{"changes", sc.changes.size()}, {"delivered", engine.change_log().size()}, {"applied", applied},
+                       {"applied_unapproved", unapproved}, {"rejected", rejected}};
+    res.approval_csv = approval_log_csv(res.approval_log);
+  }
   if (fabric_model) m["runtime_model"] = fabric_model->report();
   res.metrics = std::move(m);
 
+  res.end_s = engine.now();
+  if (opts.keep_runs) {
+    res.runs = runs;
+    res.node_lists.resize(jobs.size());
+    std::vector<std::string> nl;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (runs[i].start_s < 0) continue;
+      nl.clear();
+      for (const auto& s : engine.final_allocation(static_cast<JobIdx>(i))) nl.push_back(sc.cluster.node_names[s.node]);
+      res.node_lists[i] = hostlist(nl);
+    }
+  }
   if (!opts.render_csv) return res;
   const auto extra = sched->extra_columns();
   if (sc.resolved["output"]["jobs_csv"].get<bool>()) {
@@ -197,12 +232,19 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   return res;
 }
 
+void write_approval_log(const Scenario& sc, const RunResult& r, io::AtomicDir& dir) {
+  if (sc.changes.empty()) return;
+  io::write_file_atomic(dir.file("approval_log.json"), dump(r.approval_log));
+  io::write_file_atomic(dir.file("approval_log.csv"), r.approval_csv);
+}
+
 void write_run_outputs(const Scenario& sc, const RunResult& r, const std::string& out_dir) {
   io::AtomicDir dir(out_dir);
   io::write_file_atomic(dir.file("metrics.json"), dump(r.metrics));
   io::write_file_atomic(dir.file("scenario.resolved.json"), dump(sc.resolved));
   if (sc.resolved["output"]["jobs_csv"].get<bool>()) io::write_file_atomic(dir.file("jobs.csv"), r.jobs_csv);
   if (sc.resolved["output"]["timeline"].get<bool>()) io::write_file_atomic(dir.file("timeline.csv"), r.timeline_csv);
+  write_approval_log(sc, r, dir);
   dir.commit();
 }
 

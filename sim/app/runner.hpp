@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/scenario.hpp"
+#include "sim/core/io.hpp"
 
 namespace floorsim::app {
 
@@ -14,6 +15,8 @@ inline constexpr int kOutputVersion = 1;
 struct RunOptions {
   bool check_invariants = false;  // forces engine.check_invariants
   bool render_csv = true;         // false: metrics only (sweeps, benchmarks)
+  std::vector<std::string> force_changes;  // change ids applied as proposed, bypassing review (impact)
+  bool keep_runs = false;         // fill RunResult::runs and node_lists (audit accounting)
 };
 
 struct RunResult {
@@ -21,12 +24,20 @@ struct RunResult {
   std::string jobs_csv;
   std::string timeline_csv;
   EngineStats stats;
+  json approval_log;         // array, one entry per policy change (empty without changes)
+  std::string approval_csv;  // approval_log.csv ("" without changes)
+  std::vector<JobRun> runs;              // by JobIdx, with keep_runs
+  std::vector<std::string> node_lists;   // by JobIdx, Slurm hostlist of the last allocation, with keep_runs
+  SimTime end_s = 0;                     // simulated time when the run stopped
 };
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& opts = {});
 
-// Writes the four files into `out_dir` atomically (a temporary directory renamed at the end).
+// Writes the four files (plus approval_log.csv/.json when the scenario has changes) into `out_dir` atomically (a temporary directory renamed at the end).
 void write_run_outputs(const Scenario& sc, const RunResult& r, const std::string& out_dir);
+
+// approval_log.json and approval_log.csv, when the scenario has changes (also used by rehearse).
+void write_approval_log(const Scenario& sc, const RunResult& r, io::AtomicDir& dir);
 
 // Deterministic JSON text (sorted keys, 2-space indent, trailing newline).
 std::string dump(const json& j);

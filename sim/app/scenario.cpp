@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "schedulers/registry.hpp"
+#include "sim/app/changes.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 #include "traces/synthetic.hpp"
@@ -253,7 +254,9 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 object("idle_pool", idle_pool_spec(), "held-back idle pool around the scheduler (null = none)").or_null(),
                 object("rehearse", rehearse_spec(), "targets of floorsim rehearse"),
                 object("fabric", fabric_coupling_spec(),
-                       "fabric contention stretches communicating jobs' runtimes (null = none)").or_null()});
+                       "fabric contention stretches communicating jobs' runtimes (null = none)").or_null(),
+                object("governance", governance_spec(), "change control: roles, class owners, loopholes (issue 9)"),
+                array_of("changes", change_spec(), "policy change events: applied at their time if allowed, else rejected; see governance")});
   return s;
 }
 
@@ -612,6 +615,8 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   }
   sc.workload_report = report;
   sc.fabric = load_fabric_coupling(r["fabric"], base_dir, file, sc.workload, sc.cluster);
+  sc.governance = load_governance(r);
+  sc.changes = load_changes(r, file);
   sc.resolved = std::move(r);
   return sc;
 }

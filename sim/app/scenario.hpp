@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/fabric_coupling.hpp"
+#include "sim/app/governance.hpp"
 #include "sim/core/cluster.hpp"
 #include "sim/core/config_spec.hpp"
 #include "sim/core/engine.hpp"
@@ -45,6 +46,8 @@ struct Scenario {
   json workload_report;       // trace reader report and adjustments
   uint64_t seed = 1;
   FabricCoupling fabric;      // empty unless the scenario has a "fabric" block
+  std::vector<PolicyChange> changes;  // policy change events (issue 9), sorted by time
+  gov::Settings governance;
 };
 
 // Parses, validates and loads (reads traces). Throws InputError naming the file and JSON

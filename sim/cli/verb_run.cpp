@@ -54,7 +54,13 @@ int verb_run(const Args& args) {
   app::write_run_outputs(sc, r, out);
   if (!quiet) {
     print_summary(sc, r, std::cout);
-    std::cout << "wrote " << out << "/{metrics.json,jobs.csv,timeline.csv,scenario.resolved.json}\n";
+    if (!sc.changes.empty()) {
+      const auto& g = r.metrics["governance"];
+      std::cout << fmt::format("policy changes: {} applied, {} applied without sign-off, {} rejected (approval_log.csv)\n",
+                               g["applied"].get<uint64_t>(), g["applied_unapproved"].get<uint64_t>(), g["rejected"].get<uint64_t>());
+    }
+    std::cout << "wrote " << out << "/{metrics.json,jobs.csv,timeline.csv,scenario.resolved.json"
+              << (sc.changes.empty() ? "" : ",approval_log.csv,approval_log.json") << "}\n";
   }
   return 0;
 }

@@ -16,6 +16,9 @@ int verb_sweep(const Args& args);      // sim/cli/verb_sweep.cpp
 int verb_merge(const Args& args);      // sim/cli/verb_sweep.cpp
 int verb_compare(const Args& args);    // sim/cli/verb_compare.cpp
 int verb_report(const Args& args);     // sim/cli/verb_report.cpp
+int verb_impact(const Args& args);     // sim/cli/verb_govern.cpp
+int verb_audit(const Args& args);      // sim/cli/verb_govern.cpp
+int verb_lint(const Args& args);       // sim/cli/verb_govern.cpp
 
 struct Verb {
   const char* name;
@@ -36,6 +39,9 @@ inline const Verb kVerbs[] = {
     {"merge", "join sweep shard outputs (checks no index is missing or doubled)", verb_merge},
     {"compare", "regression gate: metrics.json or sweep results against tolerance bands; table + JUnit XML", verb_compare},
     {"report", "one self-contained HTML report (inline SVG) of a run or sweep directory", verb_report},
+    {"impact", "run a scenario with and without proposed policy changes; per-class floor, margin, p99 wait deltas", verb_impact},
+    {"audit", "audit pack of a run: controlled policy, approval log, sacct --parsable2 accounting", verb_audit},
+    {"lint", "policy lint of a scenario, slurm.conf (+ sacctmgr dump) or Kueue YAML (exit 1 on findings)", verb_lint},
 };
 
 }  // namespace floorsim::cli

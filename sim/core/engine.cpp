@@ -77,6 +77,12 @@ void Engine::set_runtime_model(RuntimeModel* m) {
   stretch_.assign(m ? wl_.jobs.size() : 0, 1.0);
 }
 
+void Engine::add_policy_changes(std::span<const PolicyChange> changes, ChangeGate* gate) {
+  changes_ = changes;
+  gate_ = gate;
+  for (size_t i = 0; i < changes.size(); ++i) push(changes[i].at_s, EventKind::Change, static_cast<uint32_t>(i));
+}
+
 void Engine::push(SimTime t, EventKind k, uint32_t a, uint32_t b) { events_.push({t, k, seq_++, a, b}); }
 
 Snapshot Engine::snapshot() const {
@@ -116,18 +122,18 @@ void Engine::run() {
     ledger_.advance(t);
     now_ = t;
 
-    // 1-3: ends, stops, node events (heap order: kind, then sequence).
+    // 1-4: ends, stops, node events, policy changes (heap order: kind, then sequence).
     while (!events_.empty() && events_.top().time_s == t &&
-           static_cast<int>(events_.top().kind) < 3) {
+           static_cast<int>(events_.top().kind) < 4) {
       Event ev = events_.top();
       events_.pop();
       handle(ev);
     }
-    // 4: submissions at t.
+    // 5: submissions at t.
     while (next_submit_ < jobs.size() && jobs[next_submit_].submit_s == t) {
       submit(static_cast<JobIdx>(next_submit_++));
     }
-    // 5: wake-ups.
+    // 6: wake-ups.
     while (!events_.empty() && events_.top().time_s == t) {
       Event ev = events_.top();
       events_.pop();
@@ -162,6 +168,9 @@ void Engine::handle(const Event& ev) {
     }
     case EventKind::Node:
       node_event(node_events_[ev.a]);
+      break;
+    case EventKind::Change:
+      policy_change(ev.a);
       break;
     case EventKind::Wake:
       pending_wakes_.erase(ev.time_s);
@@ -454,6 +463,50 @@ void Engine::node_event(const NodeEvent& ne) {
     free_gpus_[n] = 0;
   }
   need_pass_ = true;
+}
+
+void Engine::policy_change(uint32_t index) {
+  const PolicyChange& c = changes_[index];
+  ChangeRecord rec{index, now_, {}};
+  if (gate_) rec.outcome = gate_->review(c, sched_, snapshot());
+  else rec.outcome.status = ChangeOutcome::Status::Applied;
+  if (rec.outcome.applied()) {
+    const ChangeOutcome gate_said = rec.outcome;
+    decisions_.clear();
+    rec.outcome = sched_.on_policy_change(c, snapshot(), decisions_);
+    if (rec.outcome.applied()) {
+      // A loophole the gate let through stays marked as such; the model's reason is kept too.
+      // The gate's words come first (why it was allowed), the model's note after.
+      if (gate_said.status == ChangeOutcome::Status::AppliedUnapproved) rec.outcome.status = gate_said.status;
+      if (!gate_said.reason.empty())
+        rec.outcome.reason = gate_said.reason + (rec.outcome.reason.empty() ? "" : "; " + rec.outcome.reason);
+      for (const auto& it : decisions_.items()) {
+        if (it.kind != Decisions::Kind::Preempt || it.mode != PreemptMode::Cancel)
+          throw std::logic_error(fmt::format("{}: a policy change may only cancel jobs", sched_.name()));
+        if (it.job >= next_submit_) continue;  // not submitted yet: the model cancels it at its submission
+        const JobState st = runs_[it.job].state;
+        if (st != JobState::Pending && st != JobState::Running) continue;  // already gone
+        rec.outcome.cancelled_job_ids.push_back(wl_.jobs[it.job].id);
+        cancel_job(it.job);
+      }
+      compact_pending();
+      need_pass_ = true;
+    }
+    decisions_.clear();
+  }
+  ++stats_.events;
+  change_log_.push_back(std::move(rec));
+}
+
+void Engine::cancel_job(JobIdx j) {
+  JobRun& r = runs_[j];
+  if (r.state == JobState::Pending) {
+    remove_pending(j);
+    ledger_.add_demand(wl_.jobs[j].klass, -wl_.jobs[j].gpus);
+    finish_job(j, JobState::Cancelled);
+  } else if (r.state == JobState::Running) {
+    stop_job(j, StopKind::Cancel);
+  }
 }
 
 void Engine::check_invariants() const {

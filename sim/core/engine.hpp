@@ -6,8 +6,11 @@
 //   1. job ends (completion or time-limit kill), in the order they were scheduled,
 //   2. delayed preemptions (grace time expired),
 //   3. node failures and recoveries, in scenario order,
-//   4. submissions, in (submit_s, job id) order,
-//   5. scheduler wake-ups,
+//   4. policy changes, in scenario order (issue 9): each goes through the ChangeGate (governance
+//      review), then to Scheduler::on_policy_change; jobs it cancels are cancelled at once, so
+//      the pass below already sees the new policy, and so do jobs submitted at the same time,
+//   5. submissions, in (submit_s, job id) order,
+//   6. scheduler wake-ups,
 // then runs ONE scheduler pass, applies its decisions in order, and records metrics. If the
 // decisions created events at the same timestamp (zero-length jobs), the loop repeats at it.
 #include <cstdint>
@@ -40,6 +43,22 @@ struct NodeEvent {
   bool up;  // false = fails (jobs on it are killed), true = recovers
 };
 
+// Decides whether a policy change may reach the scheduler (the governance review, issue 9).
+// Returns Applied to let it through, AppliedUnapproved to let it through although it lacks
+// sign-off (a loophole the real scheduler has), Rejected to stop it (with the reason).
+class ChangeGate {
+ public:
+  virtual ~ChangeGate() = default;
+  virtual ChangeOutcome review(const PolicyChange& c, const Scheduler& sched, const Snapshot& view) = 0;
+};
+
+// What became of one policy change (index into the list given to add_policy_changes).
+struct ChangeRecord {
+  uint32_t index = 0;
+  SimTime at_s = 0;
+  ChangeOutcome outcome;
+};
+
 struct EngineStats {
   uint64_t events = 0;       // events handled (submits, ends, node events, wakes, stops)
   uint64_t passes = 0;       // scheduler passes
@@ -59,7 +78,11 @@ class Engine {
   void add_node_events(std::vector<NodeEvent> events);  // before run()
   // Optional: stretches runtimes at start (fabric contention). Not owned; before run().
   void set_runtime_model(RuntimeModel* m);
+  // Policy changes (not owned; must outlive run()), delivered at their at_s. `gate` may be null
+  // (every change goes straight to the scheduler). Before run().
+  void add_policy_changes(std::span<const PolicyChange> changes, ChangeGate* gate);
   void run();
+  const std::vector<ChangeRecord>& change_log() const { return change_log_; }
 
   const std::vector<JobRun>& runs() const { return runs_; }
   std::span<const NodeShare> final_allocation(JobIdx j) const {
@@ -71,7 +94,7 @@ class Engine {
   SimTime now() const { return now_; }
 
  private:
-  enum class EventKind : uint8_t { End = 0, Stop = 1, Node = 2, Wake = 4 };  // 3 = submit (cursor)
+  enum class EventKind : uint8_t { End = 0, Stop = 1, Node = 2, Change = 3, Wake = 5 };  // 4 = submit (cursor)
   struct Event {
     SimTime time_s;
     EventKind kind;
@@ -101,6 +124,8 @@ class Engine {
   void remove_pending(JobIdx j);
   void compact_pending();
   void node_event(const NodeEvent& ne);
+  void policy_change(uint32_t index);
+  void cancel_job(JobIdx j);  // pending or running -> Cancelled (not a preemption)
   void check_invariants() const;
   void notify(JobEvent::Kind kind, JobIdx j, JobState s = JobState::Pending);
 
@@ -127,6 +152,9 @@ class Engine {
   std::priority_queue<Event, std::vector<Event>, EventAfter> events_;
   std::set<SimTime> pending_wakes_;
   std::vector<NodeEvent> node_events_;
+  std::span<const PolicyChange> changes_;
+  ChangeGate* gate_ = nullptr;
+  std::vector<ChangeRecord> change_log_;
   uint64_t seq_ = 0;
   size_t next_submit_ = 0;
   SimTime now_ = 0;

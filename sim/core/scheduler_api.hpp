@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/job_state.hpp"
+#include "sim/core/policy_change.hpp"
 #include "sim/core/types.hpp"
 
 namespace floorsim {
@@ -152,6 +153,17 @@ class Scheduler {
   virtual void extra_values(JobIdx job, std::vector<std::string>& out) const {}
   // Model-specific figures, written to metrics.json under "scheduler".
   virtual nlohmann::json report(const Snapshot& final_view) const { return nlohmann::json::object(); }
+  // Policy change (issue 9), delivered at its time before the next pass: apply it with its real
+  // effect at once (the next pass sees it) or reject it with a reason. It may write
+  // Preempt(..., Cancel) items into `out` (association deletion cancels running and pending
+  // jobs); the engine applies them at once. A model that does not support a kind must reject it
+  // with a reason: never ignore a change silently. The default rejects every change.
+  virtual ChangeOutcome on_policy_change(const PolicyChange& c, const Snapshot& view, Decisions& out) {
+    return ChangeOutcome::rejected(std::string("model ") + std::string(name()) + " does not support " +
+                                   std::string(to_string(c.kind)) + " changes");
+  }
+  // The job classes a change could affect (governance scope); unknown by default.
+  virtual ChangeScope change_scope(const PolicyChange& c, const Snapshot& view) const { return {}; }
 };
 
 }  // namespace floorsim

@@ -1,0 +1,250 @@
+#include "sim/app/audit.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "schedulers/kueue/manifest.hpp"
+#include "schedulers/registry.hpp"
+#include "schedulers/slurm/slurm.hpp"
+#include "sim/app/changes.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+
+namespace floorsim::app {
+using json = nlohmann::json;
+
+namespace {
+
+// Days since 1970-01-01 -> civil date (H. Hinnant's algorithm).
+void civil(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+}
+
+constexpr int64_t kEpochDays = 20454;  // 2026-01-01 in days since 1970-01-01
+
+std::string tres(int64_t cpus, int64_t gpus, int64_t nodes) {
+  std::string s;
+  if (cpus > 0) s += fmt::format("cpu={}", cpus);
+  if (gpus > 0) s += fmt::format("{}gres/gpu={}", s.empty() ? "" : ",", gpus);
+  s += fmt::format("{}node={}", s.empty() ? "" : ",", nodes);
+  return s;
+}
+
+std::string state_text(JobState s) {
+  switch (s) {
+    case JobState::Completed: return "COMPLETED";
+    case JobState::TimedOut: return "TIMEOUT";
+    case JobState::Cancelled: return "CANCELLED by 0";
+    case JobState::NodeFail: return "NODE_FAIL";
+    case JobState::Running: return "RUNNING";
+    default: return "PENDING";
+  }
+}
+
+}  // namespace
+
+std::string sacct_time(double t_s) {
+  const auto secs = static_cast<int64_t>(std::llround(t_s));
+  int64_t days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
+  int64_t rem = secs - days * 86400;
+  int64_t y;
+  unsigned m, d;
+  civil(kEpochDays + days, y, m, d);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", y, m, d, rem / 3600, (rem / 60) % 60, rem % 60);
+}
+
+std::string sacct_duration(double s) {
+  if (!std::isfinite(s)) return "UNLIMITED";
+  auto t = static_cast<int64_t>(std::llround(std::max(0.0, s)));
+  const int64_t d = t / 86400;
+  t %= 86400;
+  return d > 0 ? fmt::format("{}-{:02}:{:02}:{:02}", d, t / 3600, (t / 60) % 60, t % 60)
+               : fmt::format("{:02}:{:02}:{:02}", t / 3600, (t / 60) % 60, t % 60);
+}
+
+const std::vector<std::string>& sacct_columns() {
+  static const std::vector<std::string> c{"JobID",   "JobIDRaw", "JobName", "Partition", "Account",  "User",
+                                          "QOS",     "State",    "Submit",  "Eligible",  "Start",    "End",
+                                          "Elapsed", "Timelimit", "NNodes", "NCPUS",     "ReqTRES",  "AllocTRES",
+                                          "NodeList", "ExitCode", "Reason"};
+  return c;
+}
+
+std::string sacct_parsable2(const Scenario& sc, const RunResult& r) {
+  const auto& jobs = sc.workload.jobs;
+  const auto& st = sc.workload.strings;
+  std::string out;
+  for (const auto& c : sacct_columns()) out += (out.empty() ? "" : "|") + c;
+  out += "\n";
+  auto row = [&](const std::vector<std::string>& f) {
+    std::string line;
+    for (size_t i = 0; i < f.size(); ++i) {
+      std::string v = f[i];
+      for (auto& ch : v)
+        if (ch == '|' || ch == '\n') ch = '_';  // parsable2 has no escaping
+      line += (i ? "|" : "") + v;
+    }
+    out += line + "\n";
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const JobSpec& j = jobs[i];
+    const JobRun& run = r.runs[i];
+    const std::string id = std::to_string(j.id);
+    const bool started = run.start_s >= 0;
+    const int64_t alloc_nodes = started ? std::max<int64_t>(1, static_cast<int64_t>(run.alloc_count)) : std::max<int32_t>(1, j.nodes);
+    const std::string req = tres(j.cpus, j.gpus, std::max<int32_t>(1, j.nodes));
+    std::string start = "Unknown", end = "Unknown", elapsed = "00:00:00", alloc, nodelist = "None assigned";
+    std::string state = state_text(run.state), exitc = run.state == JobState::Cancelled ? "0:15" : "0:0";
+    const bool running = run.state == JobState::Running;
+    if (started) {
+      start = sacct_time(run.start_s);
+      end = running ? "Unknown" : sacct_time(run.end_s);
+      elapsed = sacct_duration((running ? r.end_s : run.end_s) - run.start_s);
+      alloc = tres(j.cpus, j.gpus, alloc_nodes);
+      nodelist = r.node_lists[i];
+    } else if (run.state == JobState::Cancelled) {
+      start = end = sacct_time(run.end_s);  // Slurm stamps Start = End = cancel time
+    }
+    const std::string reason = started || run.state != JobState::Cancelled ? "None" : "PolicyChange";
+    row({id, id, st.str(j.klass).empty() ? "job" + id : st.str(j.klass), st.str(j.partition), st.str(j.account),
+         st.str(j.user), st.str(j.qos), state, sacct_time(j.submit_s), sacct_time(j.submit_s), start, end, elapsed,
+         sacct_duration(j.time_limit_s), std::to_string(alloc_nodes), std::to_string(j.cpus), req, alloc, nodelist, exitc,
+         reason});
+    if (started) {
+      // The batch step runs on the first node of the allocation.
+      std::string first = nodelist;
+      const auto cut = first.find_first_of(",[");
+      if (cut != std::string::npos && first[cut] == ',') first = first.substr(0, cut);
+      if (cut != std::string::npos && first[cut] == '[') {
+        const auto e = first.find_first_of(",-]", cut + 1);
+        first = first.substr(0, cut) + first.substr(cut + 1, e - cut - 1);
+      }
+      const std::string sid = id + ".batch";
+      row({sid, sid, "batch", "", st.str(j.account), "", "", state, start, start, start, end, elapsed, "", "1",
+           std::to_string(j.cpus), "", tres(j.cpus, 0, 1), first, exitc, ""});
+    }
+  }
+  return out;
+}
+
+json policy_json(const Scenario& sc) {
+  const gov::Settings& g = sc.governance;
+  json p;
+  const std::string model = sc.resolved["scheduler"]["type"];
+  p["model"] = model;
+  p["roles"] = {{"admin_roles", g.admin_roles}, {"submit_roles", g.submit_roles}};
+  p["class_teams"] = g.class_teams;
+  p["sign_off_rule"] =
+      "a change needs a sign-off, by someone other than the requester, from every team owning a class the change "
+      "could affect (scope per model: sim/app/governance.hpp); submit roles may not change policy";
+  json controlled = json::array();
+  const json admins = g.admin_roles;
+  auto item = [&](const std::string& object, const std::string& name, json fields, json changed_by, std::string how) {
+    controlled.push_back({{"object", object}, {"name", name}, {"fields", std::move(fields)}, {"changed_by", std::move(changed_by)},
+                          {"through", std::move(how)}});
+  };
+  json loopholes = {{"user_resv_delete", g.user_resv_delete}, {"reservations_with_user_delete", json::array()}};
+  if (model == "slurm") {
+    SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+    const slurm::SlurmConfig c = slurm::config_from(sc.resolved["scheduler"], ctx);
+    const json cj = slurm::to_json(c);
+    for (const auto& q : cj["qos"]) {
+      json f = q;
+      f.erase("name");
+      item("QOS", q["name"], f, admins, "change event kind qos (sacctmgr modify qos)");
+    }
+    for (const auto& pt : cj["partitions"]) {
+      json f = pt;
+      f.erase("name");
+      item("partition", pt["name"], f, admins, "slurm.conf edit (not a change event: a reconfigure outside the run)");
+    }
+    for (const auto& r : c.reservations) {
+      json by = admins;
+      if (g.user_resv_delete || r.user_delete) by.push_back("users who may use it (delete only: loophole)");
+      if (r.user_delete) loopholes["reservations_with_user_delete"].push_back(r.name);
+      item("reservation", r.name,
+           {{"start_s", r.start_s}, {"duration_s", r.duration_s}, {"node_cnt", r.node_cnt}, {"gpus", r.gpus},
+            {"nodes", r.nodes}, {"users", r.users}, {"accounts", r.accounts}, {"user_delete", r.user_delete}},
+           by, "change event kinds reservation_create/update/delete (scontrol)");
+    }
+    item("priority weights", "multifactor", cj["priority"], admins, "change event kind priority_weight");
+    json assocs = json::array();
+    for (const auto& u : c.users) assocs.push_back(u.name + "@" + u.account);
+    for (const auto& a : c.accounts) assocs.push_back(a.name);
+    item("associations", "all", {{"associations", assocs}}, admins, "change event kind association_delete (sacctmgr delete)");
+    p["accounting_storage_enforce"] = cj["enforce"];
+  } else if (model == "kueue") {
+    kueue::Manifests mf;
+    for (const auto& f : sc.resolved["scheduler"]["manifests"]) {
+      std::filesystem::path path(f.get<std::string>());
+      if (path.is_relative()) path = std::filesystem::path(sc.base_dir) / path;
+      kueue::load_manifest_file(path.string(), path.string(), mf);
+    }
+    for (const auto& cq : mf.cluster_queues) {
+      json fields = json::array();
+      for (const auto& grp : cq.groups)
+        for (const auto& fl : grp.flavors)
+          for (const auto& q : fl.resources)
+            fields.push_back({{"flavor", fl.flavor}, {"resource", q.resource}, {"nominalQuota", q.nominal},
+                              {"borrowingLimit", q.borrowing_limit >= 0 ? json(q.borrowing_limit) : json(nullptr)},
+                              {"lendingLimit", q.lending_limit >= 0 ? json(q.lending_limit) : json(nullptr)}});
+      item("ClusterQueue", cq.name, {{"cohort", cq.cohort}, {"quotas", fields}}, admins, "change event kind cluster_queue");
+    }
+  } else {
+    p["note"] = "model " + model + " has no policy objects that change events can edit: every change is rejected";
+  }
+  p["controlled"] = controlled;
+  p["loopholes"] = loopholes;
+  return p;
+}
+
+std::string policy_md(const json& p) {
+  std::string out = fmt::format("# Policy under change control (model {})\n\n", p["model"].get<std::string>());
+  std::string admins, subs;
+  for (const auto& a : p["roles"]["admin_roles"]) admins += (admins.empty() ? "" : ", ") + a.get<std::string>();
+  for (const auto& a : p["roles"]["submit_roles"]) subs += (subs.empty() ? "" : ", ") + a.get<std::string>();
+  out += fmt::format("- May change policy: {}\n- Submit jobs only: {}\n- Sign-off: {}\n", admins, subs, p["sign_off_rule"].get<std::string>());
+  out += fmt::format("- Loopholes: user_resv_delete = {}, reservations with USER_DELETE: {}\n\n",
+                     p["loopholes"]["user_resv_delete"].get<bool>() ? "on" : "off", p["loopholes"]["reservations_with_user_delete"].dump());
+  out += "| object | name | changed by | through | fields |\n|---|---|---|---|---|\n";
+  for (const auto& c : p["controlled"]) {
+    std::string by;
+    for (const auto& b : c["changed_by"]) by += (by.empty() ? "" : ", ") + b.get<std::string>();
+    std::string fields = c["fields"].dump();
+    for (auto& ch : fields)
+      if (ch == '|') ch = '/';
+    out += fmt::format("| {} | {} | {} | {} | `{}` |\n", c["object"].get<std::string>(), c["name"].get<std::string>(), by,
+                       c["through"].get<std::string>(), fields);
+  }
+  return out;
+}
+
+void write_audit_pack(const Scenario& sc, const std::string& run_dir, const std::string& pack_dir) {
+  RunOptions ro;
+  ro.keep_runs = true;
+  const RunResult r = run_scenario(sc, ro);
+  const std::filesystem::path jobs_csv = std::filesystem::path(run_dir) / "jobs.csv";
+  if (std::filesystem::exists(jobs_csv) && io::read_file(jobs_csv) != r.jobs_csv)
+    throw InputError(jobs_csv.string(), "", "differs from a re-run of the run's scenario; expected the run directory's own scenario (pass --scenario with the file it was run from)");
+  const json policy = policy_json(sc);
+  io::AtomicDir dir(pack_dir);
+  io::write_file_atomic(dir.file("policy.json"), dump(policy));
+  io::write_file_atomic(dir.file("policy.md"), policy_md(policy));
+  io::write_file_atomic(dir.file("approval_log.json"), dump(sc.changes.empty() ? json::array() : r.approval_log));
+  io::write_file_atomic(dir.file("approval_log.csv"), sc.changes.empty() ? approval_log_csv(json::array()) : r.approval_csv);
+  io::write_file_atomic(dir.file("sacct.txt"), sacct_parsable2(sc, r));
+  dir.commit();
+}
+
+}  // namespace floorsim::app
