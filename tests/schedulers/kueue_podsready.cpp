@@ -382,3 +382,22 @@ spec: {clusterQueue: cq2}
     CHECK(e.runs()[0].state == JobState::Completed);
   }
 }
+
+TEST_CASE("kueue waitForPodsReady blockAdmission: nothing is admitted while an admitted workload waits", "[kueue][podsready]") {
+  const std::string dir = temp_dir("block");
+  Workload w;
+  w.jobs.push_back(job(w, 1, "training", 0, 10000, 4));  // node 1 (4 of 8 GPUs)
+  w.jobs.push_back(job(w, 2, "training", 0, 100, 12));   // admitted; 12 GPUs do not fit the 12 free
+  w.jobs.push_back(job(w, 3, "risk", 10, 100, 4));       // would start at once
+  w.jobs[1].nodes = 2;                                   // 6 + 6: node 1 has only 4 free
+  ClusterConfig c = uniform_cluster("gpu", 2, 8);
+  for (bool block : {false, true}) {
+    auto s = make(w, c, dir, {{"wait_for_pods_ready", {{"block_admission", block}}}});
+    Engine e(w, c, *s, EngineConfig{});
+    e.run();
+    INFO(block);
+    // Without blocking job 3 runs at once; with it, only once job 2's timeout (1800) evicts it.
+    CHECK(e.runs()[2].start_s == Approx(block ? 1800 : 10));
+    if (block) CHECK(s->report(e.snapshot())["wait_for_pods_ready"]["blocked_passes"].get<int>() > 0);
+  }
+}
