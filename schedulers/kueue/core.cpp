@@ -185,8 +185,12 @@ void Core::assume_admitted(uint32_t key, NodeId cq, int32_t priority, double que
   a.queue_ts = queue_ts;
   a.reserved_s = reserved_s;
   a.usage = u;
+  a.lq = i.lq;
+  i.req = Request{};
+  for (uint8_t k = 0; k < u.n; ++k) i.req[m_.resource_of(u.fr[k])] += u.qty[k];
   slot_[key] = adm_.insert(a);
   m_.tree.add(cq, u);
+  afs_charge(key, reserved_s, +1);  // so that release() takes back what it adds
   ++version_;
 }
 

@@ -692,7 +692,7 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
   wfpr->doc = "Kueue Configuration waitForPodsReady (spec §8; v1beta2 defaults)";
   wfpr->fields = {
       cfg::boolean("enable", true, "evict a workload admitted but not running after timeout_s (on by default in v1beta2)"),
-      cfg::number("timeout_s", 1800, "timeout").at_least(0).in_unit("s"),
+      cfg::number("timeout_s", 1800, "timeout").at_least(1).in_unit("s"),
       cfg::boolean("block_admission", false, "admit nothing while an admitted workload is not yet running"),
       cfg::choice("requeuing_timestamp", {"Eviction", "Creation"}, "Eviction",
                   "queue-order timestamp after a timeout eviction: the eviction time or the creation time"),
