@@ -349,7 +349,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
           m_.tree.add(cq, e.a.usage);
           root_assigned_[root] = 1;
           out = Outcome::PreemptIssued;
-        } else if (place && !place(e.key)) {
+        } else if (place && (placing_ = e.a.usage, !place(e.key))) {
           out = Outcome::NoNodes;
         } else {
           m_.tree.add(cq, e.a.usage);

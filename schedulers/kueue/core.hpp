@@ -50,6 +50,8 @@ class Core {
   Core(Model model, CoreSettings settings, size_t max_keys);
 
   const Model& model() const { return m_; }
+  // During a PlaceFn call: the flavor assignment of the workload being placed.
+  const Usage& placing_usage() const { return placing_; }
   QuotaTree& tree() { return m_.tree; }
   const AdmittedSet& admitted() const { return adm_; }
 
@@ -166,6 +168,7 @@ class Core {
   std::vector<Memo> memo_;  // kMemoWays per CQ node
   std::vector<uint8_t> memo_next_;
   uint64_t version_ = 0;
+  Usage placing_;
   std::vector<Lq> lqs_;
   std::vector<double> lq_scores_;  // scratch for the preemption candidate order
   double now_ = 0;

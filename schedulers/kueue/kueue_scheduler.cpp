@@ -305,6 +305,25 @@ class KueueScheduler final : public Scheduler {
       if (std::find(ns_names_.begin(), ns_names_.end(), ns) == ns_names_.end())
         warnings_.push_back("ResourceQuota in namespace " + ns + ": no LocalQueue the jobs map to is in it");
     core_.set_local_queue_weights(std::move(weights));
+    // Flavors onto node sets (the ResourceFlavor's nodeLabels become a pod nodeSelector in
+    // Kueue; nodes carry no labels here, so the scenario names each flavor's nodes by prefix).
+    const Model& m = core_.model();
+    flavor_mask_.assign(m.flavors, {});
+    for (const auto& [fl, prefix_j] : p.at("flavor_nodes").items()) {
+      const std::string ptr = "/scheduler/flavor_nodes/" + fl;
+      auto it = std::find(m.flavor_names.begin(), m.flavor_names.end(), fl);
+      if (it == m.flavor_names.end())
+        throw InputError(ctx.scenario_file, ptr, "flavor " + fl + " is not in the manifests; expected a ResourceFlavor name");
+      const std::string prefix = prefix_j.get<std::string>();
+      auto& mask = flavor_mask_[static_cast<size_t>(it - m.flavor_names.begin())];
+      mask.assign(ctx.cluster.nodes(), 0);
+      size_t hits = 0;
+      for (size_t nd = 0; nd < ctx.cluster.nodes(); ++nd)
+        if (ctx.cluster.node_names[nd].rfind(prefix, 0) == 0) mask[nd] = 1, ++hits;
+      if (hits == 0)
+        throw InputError(ctx.scenario_file, ptr, "no node name starts with \"" + prefix + "\"; expected a node name prefix");
+    }
+    flavor_.assign(n, -1);
   }
 
   std::string_view name() const override { return "kueue"; }
@@ -550,7 +569,10 @@ class KueueScheduler final : public Scheduler {
   }
   bool place_nodes(JobIdx j) {
     const JobSpec& js = view_->jobs[j];
-    if (!placement::first_fit(js, free_, shares_, view_->cluster.max_node_gpus)) return false;
+    const auto* mask = flavor_[j] >= 0 && !flavor_mask_[flavor_[j]].empty() ? &flavor_mask_[flavor_[j]] : nullptr;
+    const bool ok = mask ? placement::first_fit_masked(js, free_, *mask, shares_, view_->cluster.max_node_gpus)
+                         : placement::first_fit(js, free_, shares_, view_->cluster.max_node_gpus);
+    if (!ok) return false;
     placement::take(free_, shares_);
     out_->start(j, shares_);
     started_pass_[j] = pass_id_;
@@ -559,6 +581,10 @@ class KueueScheduler final : public Scheduler {
 
   // Core placement hook, called for a workload that fits in quota.
   bool place(uint32_t key) {
+    flavor_[key] = -1;
+    const Usage& u = core_.placing_usage();
+    for (uint8_t k = 0; k < u.n; ++k)
+      if (core_.model().resource_of(u.fr[k]) == kGpu) flavor_[key] = core_.model().flavor_of(u.fr[k]);
     if (!admit_then_place_) {
       if (!ceiling_allows(key)) {
         ++ns_refused_[ns_of(key)];
@@ -623,7 +649,8 @@ class KueueScheduler final : public Scheduler {
     // would be requeued forever, as in Kueue; the simulation stops retrying it so that it ends.
     cap_.assign(view_->cluster.capacity_gpus.begin(), view_->cluster.capacity_gpus.end());
     for (size_t n = 0; n < cap_.size(); ++n)
-      if (!view_->cluster.node_up[n]) cap_[n] = 0;
+      if (!view_->cluster.node_up[n] || (flavor_[j] >= 0 && !flavor_mask_[flavor_[j]].empty() && !flavor_mask_[flavor_[j]][n]))
+        cap_[n] = 0;
     const Qty hard = ns_hard_[ns_of(j)];
     if ((hard >= 0 && view_->jobs[j].gpus > hard) ||
         !placement::first_fit(view_->jobs[j], cap_, shares_, view_->cluster.max_node_gpus)) {
@@ -663,6 +690,8 @@ class KueueScheduler final : public Scheduler {
   std::vector<uint16_t> pod_reason_;
   std::vector<JobIdx> deferred_, unplaced_;
   std::vector<int32_t> free_, cap_;
+  std::vector<std::vector<uint8_t>> flavor_mask_;  // by flavor: allowed nodes (empty = all)
+  std::vector<int32_t> flavor_;                    // by job: assigned GPU flavor (-1 = none)
   int64_t last_free_gpus_ = 0;
   std::vector<NodeShare> shares_;
   std::vector<CycleRecord> records_;
@@ -764,6 +793,9 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
       cfg::number("eviction_grace_s", 30, "time an evicted workload keeps its GPUs and quota before it stops")
           .at_least(0).in_unit("s"),
       cfg::boolean("charge_cpu", false, "also charge the job's CPUs (as millicores) against cpu quota"),
+      cfg::map_of("flavor_nodes", cfg::Type::String,
+                  "ResourceFlavor -> node name prefix: a workload assigned that flavor runs only on those nodes "
+                  "(flavors not listed: any node)").with_default(cfg::json::object()),
       cfg::choice("placement", {"admit_then_place", "place_at_admission"}, "admit_then_place",
                   "admit_then_place: admission reserves quota and the pods then wait for nodes (Kueue); "
                   "place_at_admission: admit only when nodes are free now"),

@@ -401,3 +401,70 @@ TEST_CASE("kueue waitForPodsReady blockAdmission: nothing is admitted while an a
     if (block) CHECK(s->report(e.snapshot())["wait_for_pods_ready"]["blocked_passes"].get<int>() > 0);
   }
 }
+
+TEST_CASE("kueue flavor_nodes: a workload runs on the nodes of its assigned flavor", "[kueue][flavor]") {
+  const std::string dir = temp_dir("flavors");
+  std::ofstream(dir + "/q.yaml") << R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: h100}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: a100}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: q}
+spec:
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: h100
+      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]
+    - name: a100
+      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: default}
+spec: {clusterQueue: q}
+)";
+  Workload w;
+  w.jobs.push_back(job(w, 1, "q", 0, 100, 8));  // h100 (first flavor)
+  w.jobs.push_back(job(w, 2, "q", 0, 100, 8));  // h100 quota used: a100
+  // Node order: the a100 node first, so plain first fit would put job 1 there.
+  ClusterConfig c = uniform_cluster("a", 1, 8);
+  ClusterConfig h = uniform_cluster("h", 1, 8);
+  c.node_names.push_back(h.node_names[0]);
+  c.node_gpus.push_back(8);
+  c.node_leaf.push_back(0);
+  // Record where each job starts.
+  cfg::json p = {{"type", "kueue"}, {"manifests", {"q.yaml"}}, {"queue_map", {{"*", "default/q"}}},
+                 {"flavor_nodes", {{"h100", "h"}, {"a100", "a"}}}};
+  const cfg::json resolved = cfg::resolve(p, *kueue::kueue_params_spec(), "/scheduler", "scenario.json");
+  SchedulerContext ctx{w, c, dir, "scenario.json", 1};
+  auto s = kueue::make_kueue(resolved, ctx);
+  std::vector<std::pair<JobIdx, uint32_t>> starts;
+  struct Spy final : public Scheduler {
+    Scheduler& in;
+    std::vector<std::pair<JobIdx, uint32_t>>& out;
+    Spy(Scheduler& i, std::vector<std::pair<JobIdx, uint32_t>>& o) : in(i), out(o) {}
+    std::string_view name() const override { return "spy"; }
+    void schedule(const Snapshot& v, Decisions& d) override {
+      in.schedule(v, d);
+      for (const auto& it : d.items())
+        if (it.kind == Decisions::Kind::Start) out.push_back({it.job, d.shares(it)[0].node});
+    }
+    void on_job_event(const JobEvent& ev, const Snapshot& v) override { in.on_job_event(ev, v); }
+  } spy(*s, starts);
+  Engine e(w, c, spy, EngineConfig{});
+  e.run();
+  REQUIRE(starts.size() == 2);
+  CHECK(starts[0] == std::make_pair(JobIdx{0}, uint32_t{1}));  // h100 -> h001
+  CHECK(starts[1] == std::make_pair(JobIdx{1}, uint32_t{0}));  // a100 -> a001
+  // A prefix that names no node is an error with the JSON pointer.
+  cfg::json bad = p;
+  bad["flavor_nodes"] = {{"h100", "x"}};
+  const cfg::json rb = cfg::resolve(bad, *kueue::kueue_params_spec(), "/scheduler", "scenario.json");
+  CHECK_THROWS_WITH(kueue::make_kueue(rb, ctx), Catch::Contains("/scheduler/flavor_nodes/h100"));
+}
