@@ -468,3 +468,50 @@ spec: {clusterQueue: q}
   const cfg::json rb = cfg::resolve(bad, *kueue::kueue_params_spec(), "/scheduler", "scenario.json");
   CHECK_THROWS_WITH(kueue::make_kueue(rb, ctx), Catch::Contains("/scheduler/flavor_nodes/h100"));
 }
+
+TEST_CASE("kueue admission fair sharing from YAML: admissionScope + LocalQueues in two namespaces", "[kueue][afs]") {
+  const std::string dir = temp_dir("afs-yaml");
+  std::ofstream(dir + "/q.yaml") << R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata: {name: h100}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata: {name: shared}
+spec:
+  admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: h100
+      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: team-a}
+spec: {clusterQueue: shared}
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata: {name: q, namespace: team-b}
+spec: {clusterQueue: shared}
+)";
+  Workload w;
+  w.jobs.push_back(job(w, 1, "a", 0, 3600, 8));
+  w.jobs.push_back(job(w, 2, "a", 0, 3600, 8));   // older than job 3
+  w.jobs.push_back(job(w, 3, "b", 10, 3600, 8));  // team-b has used nothing
+  ClusterConfig c = uniform_cluster("gpu", 1, 8);
+  for (bool afs : {false, true}) {
+    cfg::json p = {{"type", "kueue"}, {"manifests", {"q.yaml"}},
+                   {"queue_map", {{"a", "team-a/q"}, {"b", "team-b/q"}}},
+                   {"admission_fair_sharing", {{"enable", afs}, {"usage_half_life_s", 3600}}}};
+    const cfg::json resolved = cfg::resolve(p, *kueue::kueue_params_spec(), "/scheduler", "scenario.json");
+    SchedulerContext ctx{w, c, dir, "scenario.json", 1};
+    auto s = kueue::make_kueue(resolved, ctx);
+    Engine e(w, c, *s, EngineConfig{});
+    e.run();
+    INFO(afs);
+    CHECK(e.runs()[2].start_s == Approx(afs ? 3600 : 7200));
+    CHECK(e.runs()[1].start_s == Approx(afs ? 7200 : 3600));
+  }
+}
