@@ -1,6 +1,7 @@
 // Kueue-model replay speed: 100,000 synthetic workloads, 3 ClusterQueues (pricing, risk,
 // training) in one cohort with borrowing and reclaim, on 64 nodes x 8 GPUs, through the real
-// engine. Prints workloads/s (target: >= 100,000 on one core). Usage: bench_kueue [jobs] [seed]
+// engine. Prints workloads/s (target: >= 100,000 on one core).
+// Usage: bench_kueue [jobs] [seed] [admit_then_place|place_at_admission]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
   }
   ClusterConfig cluster = uniform_cluster("gpu", 64, 8);
   cfg::json p = {{"type", "kueue"}, {"manifests", {"queues.yaml"}}};
+  if (argc > 3) p["placement"] = argv[3];
   const cfg::json resolved = cfg::resolve(p, *kueue::kueue_params_spec(), "/scheduler", "bench");
   SchedulerContext ctx{w, cluster, dir.string(), "bench", seed};
   auto sched = kueue::make_kueue(resolved, ctx);

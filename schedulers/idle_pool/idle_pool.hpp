@@ -10,9 +10,10 @@
 // The interactive class is placed by the controller alone (first fit on any free GPUs, the pool
 // included, after the inner model's starts); the inner model never sees those jobs or their
 // events (except their ends, so that event-driven models such as kueue retry jobs waiting for
-// nodes), so a stateful model cannot admit one a second time. Tested around every model. Known
-// limit: with kueue, batch workloads parked as NoNodes while the pool is masked can stay parked
-// (seen on a 2-node cluster with a 1-node pool); kueue is not told when masked capacity returns.
+// nodes), so a stateful model cannot admit one a second time. Tested around every model
+// (baselines, slurm, kueue). kueue parks nothing under its default placement (admit_then_place: admitted workloads
+// retry placement at every pass); under place_at_admission it retries its parked workloads
+// whenever the free capacity it sees grows, so masked capacity coming back is noticed.
 // mode "on_demand": scheduler-driven preemption for comparison: nothing is held; when an
 //   interactive job does not fit, preemptible jobs are requeued LIFO at once to make room (the
 //   interactive job is the preemptor, so cascades are counted by the engine).

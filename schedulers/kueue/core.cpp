@@ -1,6 +1,7 @@
 #include "schedulers/kueue/core.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace floorsim::kueue {
 
@@ -29,6 +30,8 @@ Core::Core(Model model, CoreSettings settings, size_t max_keys) : m_(std::move(m
   root_assigned_.assign(N, 0);
   for (NodeId n = 0; n < N; ++n)
     if (m_.tree.is_cq(n)) cq_nodes_.push_back(n);
+  lqs_.assign(1, Lq{});
+  lq_scores_.assign(1, 0);
   memo_.assign(static_cast<size_t>(N) * kMemoWays, Memo{});
   memo_next_.assign(N, 0);
 }
@@ -49,16 +52,77 @@ void Core::push_heap(uint32_t key) {
   info_[key].where = Where::Heap;
 }
 
-uint32_t Core::pop_heap(NodeId cq) {
+uint32_t Core::pop_heap(NodeId cq, double now) {
   auto& h = heap_[cq];
+  if (s_.afs && m_.cq[cq].admission_fair_sharing) {
+    // Usage-based admission fair sharing: the LocalQueue usage is read at pop time (it decays
+    // with time), so the head is found by a scan: lowest LQ usage, then the usual order.
+    size_t best = 0;
+    double best_u = lq_usage(info_[h[0]].lq, now);
+    for (size_t i = 1; i < h.size(); ++i) {
+      const double u = lq_usage(info_[h[i]].lq, now);
+      if (u < best_u || (u == best_u && heap_less(h[best], h[i]))) {
+        best = i;
+        best_u = u;
+      }
+    }
+    const uint32_t k = h[best];
+    h[best] = h.back();
+    h.pop_back();
+    std::make_heap(h.begin(), h.end(), [this](uint32_t a, uint32_t b) { return heap_less(a, b); });
+    return k;
+  }
   std::pop_heap(h.begin(), h.end(), [this](uint32_t a, uint32_t b) { return heap_less(a, b); });
   const uint32_t k = h.back();
   h.pop_back();
   return k;
 }
 
-void Core::enqueue(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid, const Request& req) {
+void Core::set_local_queue_weights(std::vector<double> weights) {
+  lqs_.assign(std::max<size_t>(1, weights.size()), Lq{});
+  for (size_t i = 0; i < weights.size(); ++i) lqs_[i].weight = weights[i];
+  lq_scores_.assign(lqs_.size(), 0);
+}
+
+void Core::afs_advance(Lq& q, double now) {
+  const int64_t k = static_cast<int64_t>(std::floor(now / s_.afs_sampling_s));
+  if (k <= q.sample) return;
+  // k - sample samples with constant usage, in closed form.
+  const double a = 1 - std::pow(0.5, s_.afs_sampling_s / s_.afs_half_life_s);
+  const double keep = std::pow(1 - a, static_cast<double>(k - q.sample));
+  for (int r = 0; r < kMaxRes; ++r) {
+    q.consumed[r] = q.consumed[r] * keep + q.usage[r] * (1 - keep);
+    q.penalty[r] = 0;  // the sample now holds what the penalties stood for
+  }
+  q.sample = k;
+}
+
+double Core::lq_usage(uint32_t lq, double now) {
+  if (lq >= lqs_.size()) return 0;
+  Lq& q = lqs_[lq];
+  afs_advance(q, now);
+  double u = 0;
+  for (int r = 0; r < kMaxRes; ++r) u += s_.afs_weights[r] * (q.consumed[r] + q.penalty[r]);
+  return q.weight > 0 ? u / q.weight : (u > 0 ? HUGE_VAL : 0);
+}
+
+void Core::afs_charge(uint32_t key, double now, int sign) {
+  if (!s_.afs) return;
+  const Info& i = info_[key];
+  if (i.lq >= lqs_.size()) return;
+  Lq& q = lqs_[i.lq];
+  afs_advance(q, now);
+  const double a = 1 - std::pow(0.5, s_.afs_sampling_s / s_.afs_half_life_s);
+  for (int r = 0; r < kMaxRes; ++r) {
+    q.usage[r] += sign * static_cast<double>(i.req[r]);
+    if (sign > 0) q.penalty[r] += a * static_cast<double>(i.req[r]);  // entry penalty
+  }
+}
+
+void Core::enqueue(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid, const Request& req,
+                   uint32_t lq) {
   Info& i = info_[key];
+  i.lq = lq;
   i.cq = cq;
   i.priority = priority;
   i.queue_ts = queue_ts;
@@ -121,14 +185,20 @@ void Core::assume_admitted(uint32_t key, NodeId cq, int32_t priority, double que
   a.queue_ts = queue_ts;
   a.reserved_s = reserved_s;
   a.usage = u;
+  a.lq = i.lq;
+  i.req = Request{};
+  for (uint8_t k = 0; k < u.n; ++k) i.req[m_.resource_of(u.fr[k])] += u.qty[k];
   slot_[key] = adm_.insert(a);
   m_.tree.add(cq, u);
+  afs_charge(key, reserved_s, +1);  // so that release() takes back what it adds
   ++version_;
 }
 
-void Core::release(uint32_t key) {
+void Core::release(uint32_t key, double now) {
   const uint32_t s = slot_[key];
   if (s == kNoSlot) return;
+  if (now < 0) now = now_;
+  afs_charge(key, now, -1);
   const NodeId cq = adm_[s].cq;
   m_.tree.remove(cq, adm_[s].usage);
   adm_.erase(s);
@@ -150,6 +220,11 @@ Preemptor Core::preemptor_of(uint32_t key) const {
 
 bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& records,
                  std::vector<Eviction>& evictions) {
+  now_ = now;
+  if (s_.afs) {  // LocalQueue usages for the preemption candidate order (spec §6)
+    for (uint32_t q = 0; q < lqs_.size(); ++q) lq_scores_[q] = lq_usage(q, now);
+    pre_.lq_score = &lq_scores_;
+  }
   // 1. Heads: one per CQ (the sticky preemptor first).
   entries_.clear();
   tpool_.clear();
@@ -157,7 +232,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
     uint32_t key = sticky_[cq];
     if (key == kNoKey) {
       if (heap_[cq].empty()) continue;
-      key = pop_heap(cq);
+      key = pop_heap(cq, now);
     }
     info_[key].where = Where::Head;
     entries_.push_back(Entry{key, Assignment{}, 0, 0});
@@ -274,7 +349,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
           m_.tree.add(cq, e.a.usage);
           root_assigned_[root] = 1;
           out = Outcome::PreemptIssued;
-        } else if (place && !place(e.key)) {
+        } else if (place && (placing_ = e.a.usage, !place(e.key))) {
           out = Outcome::NoNodes;
         } else {
           m_.tree.add(cq, e.a.usage);
@@ -309,9 +384,11 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
         a.queue_ts = i.queue_ts;
         a.reserved_s = now;
         a.usage = e.a.usage;
+        a.lq = i.lq;
         slot_[e.key] = adm_.insert(a);
         m_.tree.add(cq, a.usage);
         i.where = Where::Admitted;
+        afs_charge(e.key, now, +1);
         progress = committed = true;
         break;
       }

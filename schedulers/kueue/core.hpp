@@ -4,6 +4,7 @@
 // the cycle itself (nominate heads against one snapshot, order them, process sequentially on
 // the mutating snapshot). No engine types: the simulator adapter drives it with keys (JobIdx)
 // and a placement callback, and the conformance tests drive it directly.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -17,6 +18,13 @@ struct CoreSettings {
   // when the workload borrows. Default: the modern sequential rule (spec §4).
   bool legacy_one_borrower_per_cohort = false;
   bool priority_sorting_within_cohort = true;  // gate PrioritySortingWithinCohort (spec §4.3)
+  // Admission fair sharing (spec §7; config admissionFairSharing + gate AdmissionFairSharing):
+  // in ClusterQueues with admissionMode UsageBasedAdmissionFairSharing, heads are picked by
+  // their LocalQueue's usage sum_r w_r (consumed_r + penalty_r) / lqWeight, lowest first.
+  bool afs = false;
+  double afs_half_life_s = 604800;  // usageHalfLifeTime
+  double afs_sampling_s = 300;      // usageSamplingInterval
+  std::array<double, kMaxRes> afs_weights{1, 1, 1, 1};  // resourceWeights by resource kind
 };
 
 enum class Outcome : uint8_t {
@@ -42,12 +50,19 @@ class Core {
   Core(Model model, CoreSettings settings, size_t max_keys);
 
   const Model& model() const { return m_; }
+  // During a PlaceFn call: the flavor assignment of the workload being placed.
+  const Usage& placing_usage() const { return placing_; }
   QuotaTree& tree() { return m_.tree; }
   const AdmittedSet& admitted() const { return adm_; }
 
   // A workload enters its CQ's queue (submission, or requeue after eviction with `queue_ts`
   // kept: spec §8, no backoff and the original timestamp).
-  void enqueue(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid, const Request& req);
+  void enqueue(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid, const Request& req,
+               uint32_t lq = 0);
+  // LocalQueue fairSharing.weight by LocalQueue index (admission fair sharing); LQ 0 by default.
+  void set_local_queue_weights(std::vector<double> weights);
+  // The LocalQueue's admission-fair-sharing usage at `now` (decayed; spec §7).
+  double lq_usage(uint32_t lq, double now);
   // Records a workload as already admitted with usage `u` (initial state, tests).
   void assume_admitted(uint32_t key, NodeId cq, int32_t priority, double queue_ts, uint32_t uid, const Usage& u,
                        double reserved_s);
@@ -55,7 +70,7 @@ class Core {
   void forget(uint32_t key);
   // An admitted workload stopped (finished, or an evicted one stopped): its quota is released
   // and the inadmissible workloads of its cohort tree are retried (spec §3).
-  void release(uint32_t key);
+  void release(uint32_t key, double now = -1);
   // Retries every workload waiting for nodes (called when GPUs are freed).
   void retry_waiting_for_nodes();
   bool is_admitted(uint32_t key) const { return slot_[key] != kNoSlot; }
@@ -94,8 +109,19 @@ class Core {
     double queue_ts = 0;
     uint32_t uid = 0;
     Request req{};
+    uint32_t lq = 0;
     Where where = Where::None;
   };
+  // Admission fair sharing state of one LocalQueue: usage decays at every sampling instant
+  // k * samplingInterval (consumed <- consumed (1 - a) + usage a, a = 1 - 0.5^(interval /
+  // halfLife)); each admission adds a penalty req * a until the next sample.
+  struct Lq {
+    double weight = 1;
+    int64_t sample = 0;  // index of the last sampling instant applied
+    std::array<double, kMaxRes> usage{}, consumed{}, penalty{};
+  };
+  void afs_advance(Lq& q, double now);
+  void afs_charge(uint32_t key, double now, int sign);
   struct Entry {
     uint32_t key;
     Assignment a;
@@ -110,7 +136,7 @@ class Core {
   bool fair_before(const Entry& x, const Entry& y, NodeId at) const;
   bool heap_less(uint32_t a, uint32_t b) const;  // true if a is served after b
   void push_heap(uint32_t key);
-  uint32_t pop_heap(NodeId cq);
+  uint32_t pop_heap(NodeId cq, double now);
   void to_inadmissible(uint32_t key);
   void retry_inadmissible(NodeId root);
   Preemptor preemptor_of(uint32_t key) const;
@@ -149,6 +175,10 @@ class Core {
   std::vector<Memo> memo_;  // kMemoWays per CQ node
   std::vector<uint8_t> memo_next_;
   uint64_t version_ = 0;
+  Usage placing_;
+  std::vector<Lq> lqs_;
+  std::vector<double> lq_scores_;  // scratch for the preemption candidate order
+  double now_ = 0;
 };
 
 }  // namespace floorsim::kueue

@@ -2,13 +2,20 @@
 //
 // Time model. Every engine pass runs Kueue cycles until one changes nothing (spec kueue §4),
 // so at one instant the result is what a continuously cycling Kueue converges to.
-// Placement. The simulator is GPU-node-level: a workload is admitted only if it fits in quota
-// AND first-fit finds nodes for it now; within quota but unplaceable it stays pending with
-// reason NoNodes (the ResourceQuota caveat: quota is a ceiling, not capacity), and is retried
-// whenever GPUs are freed.
-// Eviction (spec §8): the victim is preempted with a grace time and keeps its quota until the
-// engine reports it stopped (JobEvent Requeued); it is then requeued with its original
-// timestamp and no backoff.
+// Placement (`placement`). admit_then_place (default, as Kueue): admission reserves quota and
+// creates the pods; the pods then wait for nodes (kube-scheduler, first fit, retried at every
+// pass in priority order) while the workload holds its quota: pending reason NoNodes. A
+// namespace ResourceQuota (core/v1, from the manifests) is a ceiling on the pods a namespace
+// may create, never capacity: pods beyond it are refused (ResourceQuotaExceeded) and retried,
+// and a namespace well within its ceiling still waits when the cluster is full.
+// place_at_admission: a workload is admitted only if nodes are found now (within quota but
+// unplaceable: not admitted, NoNodes, retried when GPUs free up).
+// waitForPodsReady (spec §8): a workload admitted but not running `timeout_s` later is evicted
+// (its quota released), requeued no earlier than now + min(base 2^(n-1), max) with the
+// eviction time as its queue timestamp; past backoff_limit_count it is deactivated.
+// Eviction by preemption (spec §8): the victim is preempted with a grace time and keeps its
+// quota until the engine reports it stopped (JobEvent Requeued); it is then requeued with its
+// original timestamp and no backoff. A victim whose pods were never placed stops at once.
 #include "schedulers/kueue/kueue_scheduler.hpp"
 
 #include <algorithm>
@@ -54,11 +61,13 @@ Policy policy_of(const std::string& s) {
 
 enum Code : uint16_t {
   kNone = 0, kNoFit, kNoCandidates, kPendingPreemption, kSkipped, kNoNodes, kInactive, kNoLocalQueue,
+  kResourceQuotaExceeded, kBackoff, kDeactivated, kBlockedByPodsReady, kNeverFits,
   kCodes
 };
 constexpr const char* kCodeNames[kCodes] = {"None", "NoFit", "NoCandidates", "PendingPreemption",
                                             "FailedAfterNomination", "NoNodes", "InactiveClusterQueue",
-                                            "NoLocalQueue"};
+                                            "NoLocalQueue", "ResourceQuotaExceeded", "PodsReadyBackoff",
+                                            "Deactivated", "WaitForPodsReadyBlocked", "NeverFitsCluster"};
 
 struct Built {
   Model model;
@@ -66,6 +75,8 @@ struct Built {
   std::map<std::string, NodeId> cq_by_name;
   std::map<std::string, std::string> lq_to_cq;  // "ns/name" -> CQ name
   std::map<std::string, int32_t> priority_classes;
+  std::map<std::string, double> lq_weight;      // "ns/name" -> fairSharing.weight
+  std::map<std::string, Qty> ns_gpu_ceiling;    // namespace -> ResourceQuota hard GPUs
 };
 
 Built build(const Manifests& mf, const std::string& scen_file) {
@@ -160,6 +171,7 @@ Built build(const Manifests& mf, const std::string& scen_file) {
     c.fungibility.preempt_try_next = cq.fungibility.when_can_preempt == "TryNextFlavor";
     c.fungibility.preemption_over_borrowing = cq.fungibility.preference == "PreemptionOverBorrowing";
     c.fair_weight = cq.fair_weight;
+    c.admission_fair_sharing = cq.admission_fair_sharing;
     for (const auto& g : cq.groups)
       for (const auto& f : g.flavors)
         if (static_cast<size_t>(flavor_id[f.flavor]) >= declared_flavors) {
@@ -189,10 +201,32 @@ Built build(const Manifests& mf, const std::string& scen_file) {
       b.warnings.push_back(lq.pos.file + ":" + lq.pos.where() + ": LocalQueue " + key + " points to unknown ClusterQueue " +
                            lq.cluster_queue + "; its workloads stay pending");
     b.lq_to_cq[key] = lq.cluster_queue;
+    b.lq_weight[key] = lq.fair_weight;
   }
+  for (const auto& rq : mf.resource_quotas)
+    for (const auto& [res, v] : rq.hard) {
+      if (res == "requests.nvidia.com/gpu" || res == "nvidia.com/gpu") {
+        // Several quotas in one namespace: the tightest applies.
+        const Qty q = static_cast<Qty>(std::floor(v + 1e-9));
+        auto it = b.ns_gpu_ceiling.find(rq.ns);
+        b.ns_gpu_ceiling[rq.ns] = it == b.ns_gpu_ceiling.end() ? q : std::min(it->second, q);
+      } else {
+        b.warnings.push_back(rq.pos.file + ":" + rq.pos.where() + ": ResourceQuota " + rq.ns + "/" + rq.name +
+                             " hard." + res + " is not modelled (only requests.nvidia.com/gpu); ignored");
+      }
+    }
   for (const auto& p : mf.priority_classes) b.priority_classes[p.name] = p.value;
   return b;
 }
+
+struct PodsReady {  // waitForPodsReady (spec §8, kueue apis/config/v1beta2/defaults.go)
+  bool enable = true;
+  double timeout_s = 1800;
+  bool block_admission = false;
+  bool eviction_timestamp = true;  // requeuingStrategy.timestamp: Eviction (else Creation)
+  double backoff_base_s = 60, backoff_max_s = 3600;
+  int64_t backoff_limit = -1;      // backoffLimitCount; -1 = nil (requeue forever)
+};
 
 class KueueScheduler final : public Scheduler {
  public:
@@ -200,16 +234,30 @@ class KueueScheduler final : public Scheduler {
       : core_(std::move(built.model), settings(p), ctx.workload.jobs.size()),
         warnings_(std::move(built.warnings)),
         grace_s_(p.at("eviction_grace_s").get<double>()),
-        charge_cpu_(p.at("charge_cpu").get<bool>()) {
+        charge_cpu_(p.at("charge_cpu").get<bool>()),
+        admit_then_place_(p.at("placement").get<std::string>() == "admit_then_place"),
+        wfpr_(pods_ready(p.at("wait_for_pods_ready"))) {
     const auto& jobs = ctx.workload.jobs;
     const auto& strings = ctx.workload.strings;
-    job_cq_.assign(jobs.size(), kNoNode);
-    job_lq_.assign(jobs.size(), 0);
-    prio_.assign(jobs.size(), 0);
+    const size_t n = jobs.size();
+    job_cq_.assign(n, kNoNode);
+    job_lq_.assign(n, 0);
+    prio_.assign(n, 0);
+    queue_ts_.assign(n, 0);
+    requeue_at_.assign(n, 0);
+    admitted_s_.assign(n, 0);
+    pr_count_.assign(n, 0);
+    started_pass_.assign(n, 0);
+    gpus_.resize(n);
+    for (size_t j = 0; j < n; ++j) gpus_[j] = jobs[j].gpus;
+    pods_.assign(n, 0);
+    pod_reason_.assign(n, kNone);
+    waited_nodes_.assign(n, 0);
+    deactivated_.assign(n, 0);
     const std::string from = p.at("queue_from").get<std::string>();
     const auto& qmap = p.at("queue_map");
     const auto& pmap = p.at("priority_classes");
-    for (size_t j = 0; j < jobs.size(); ++j) {
+    for (size_t j = 0; j < n; ++j) {
       const JobSpec& js = jobs[j];
       const StrId sid = from == "account" ? js.account : from == "user" ? js.user : from == "qos" ? js.qos
                         : from == "partition" ? js.partition : js.klass;
@@ -225,6 +273,7 @@ class KueueScheduler final : public Scheduler {
       if (auto it = built.lq_to_cq.find(lq); it != built.lq_to_cq.end())
         if (auto c = built.cq_by_name.find(it->second); c != built.cq_by_name.end()) job_cq_[j] = c->second;
       prio_[j] = js.priority;
+      queue_ts_[j] = js.submit_s;
       const std::string& klass = strings.str(js.klass);
       if (auto it = pmap.find(klass); it != pmap.end()) {
         const std::string pc = it->get<std::string>();
@@ -235,6 +284,46 @@ class KueueScheduler final : public Scheduler {
         prio_[j] = v->second;
       }
     }
+    // LocalQueue weights (admission fair sharing) and namespaces (ResourceQuota ceilings).
+    std::vector<double> weights;
+    for (const auto& lq : lq_names_) {
+      auto w = built.lq_weight.find(lq);
+      weights.push_back(w == built.lq_weight.end() ? 1.0 : w->second);
+      const std::string ns = lq.substr(0, lq.find('/'));
+      auto f = std::find(ns_names_.begin(), ns_names_.end(), ns);
+      lq_ns_.push_back(static_cast<uint32_t>(f - ns_names_.begin()));
+      if (f == ns_names_.end()) {
+        ns_names_.push_back(ns);
+        auto c = built.ns_gpu_ceiling.find(ns);
+        ns_hard_.push_back(c == built.ns_gpu_ceiling.end() ? -1 : c->second);
+      }
+    }
+    ns_used_.assign(ns_names_.size(), 0);
+    ns_peak_.assign(ns_names_.size(), 0);
+    ns_refused_.assign(ns_names_.size(), 0);
+    for (const auto& [ns, q] : built.ns_gpu_ceiling)
+      if (std::find(ns_names_.begin(), ns_names_.end(), ns) == ns_names_.end())
+        warnings_.push_back("ResourceQuota in namespace " + ns + ": no LocalQueue the jobs map to is in it");
+    core_.set_local_queue_weights(std::move(weights));
+    // Flavors onto node sets (the ResourceFlavor's nodeLabels become a pod nodeSelector in
+    // Kueue; nodes carry no labels here, so the scenario names each flavor's nodes by prefix).
+    const Model& m = core_.model();
+    flavor_mask_.assign(m.flavors, {});
+    for (const auto& [fl, prefix_j] : p.at("flavor_nodes").items()) {
+      const std::string ptr = "/scheduler/flavor_nodes/" + fl;
+      auto it = std::find(m.flavor_names.begin(), m.flavor_names.end(), fl);
+      if (it == m.flavor_names.end())
+        throw InputError(ctx.scenario_file, ptr, "flavor " + fl + " is not in the manifests; expected a ResourceFlavor name");
+      const std::string prefix = prefix_j.get<std::string>();
+      auto& mask = flavor_mask_[static_cast<size_t>(it - m.flavor_names.begin())];
+      mask.assign(ctx.cluster.nodes(), 0);
+      size_t hits = 0;
+      for (size_t nd = 0; nd < ctx.cluster.nodes(); ++nd)
+        if (ctx.cluster.node_names[nd].rfind(prefix, 0) == 0) mask[nd] = 1, ++hits;
+      if (hits == 0)
+        throw InputError(ctx.scenario_file, ptr, "no node name starts with \"" + prefix + "\"; expected a node name prefix");
+    }
+    flavor_.assign(n, -1);
   }
 
   std::string_view name() const override { return "kueue"; }
@@ -247,13 +336,16 @@ class KueueScheduler final : public Scheduler {
         ++submitted_;
         break;
       case JobEvent::Kind::Requeued:  // an evicted job stopped: its quota is released now
-        if (core_.is_admitted(j)) core_.release(j);
+        drop_pods(j);
+        if (core_.is_admitted(j)) core_.release(j, ev.time_s);
         core_.retry_waiting_for_nodes();
         ++requeued_;
         deferred_.push_back(j);
         break;
       case JobEvent::Kind::Ended:
-        if (core_.is_admitted(j)) core_.release(j);
+        drop_pods(j);
+        drop_unplaced(j);
+        if (core_.is_admitted(j)) core_.release(j, ev.time_s);
         else core_.forget(j);
         core_.retry_waiting_for_nodes();
         break;
@@ -263,15 +355,16 @@ class KueueScheduler final : public Scheduler {
   }
 
   void schedule(const Snapshot& v, Decisions& out) override {
-    // Jobs whose (re)queue time has come enter their ClusterQueue.
+    // Jobs whose (re)queue time has come enter their ClusterQueue (after any backoff).
     SimTime next_eligible = kNever;
     size_t w = 0;
     for (size_t i = 0; i < deferred_.size(); ++i) {
       const JobIdx j = deferred_[i];
       if (v.runs[j].state != JobState::Pending) continue;
-      if (!v.eligible(j)) {
-        next_eligible = std::min(next_eligible, v.runs[j].eligible_s);
+      if (!v.eligible(j) || requeue_at_[j] > v.now) {
+        next_eligible = std::min(next_eligible, std::max(v.runs[j].eligible_s, requeue_at_[j]));
         deferred_[w++] = j;
+        if (requeue_at_[j] > v.now) out.set_reason(j, kBackoff);
         continue;
       }
       if (job_cq_[j] == kNoNode) {
@@ -282,24 +375,55 @@ class KueueScheduler final : public Scheduler {
       Request req{};
       req[kGpu] = js.gpus;
       if (charge_cpu_) req[kCpu] = static_cast<Qty>(js.cpus) * 1000;
-      // Queue-order timestamp: creation, kept across preemption requeues (spec §8).
-      core_.enqueue(j, job_cq_[j], prio_[j], js.submit_s, j, req);
+      // Queue-order timestamp: creation, kept across preemption requeues; the eviction time
+      // after a waitForPodsReady timeout (spec §3, §8).
+      core_.enqueue(j, job_cq_[j], prio_[j], queue_ts_[j], j, req, static_cast<uint32_t>(job_lq_[j]));
     }
     deferred_.resize(w);
     if (next_eligible != kNever) out.wake_at(next_eligible);
 
     free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
+    ++pass_id_;
     view_ = &v;
     out_ = &out;
+    // Capacity came back since the last pass (ends, or a controller unmasking held nodes):
+    // workloads set aside for want of nodes are worth another try.
+    if (v.cluster.total_free_gpus > last_free_gpus_) core_.retry_waiting_for_nodes();
+    place_unplaced();
     records_.clear();
-    evictions_.clear();
-    core_.pass(v.now, place_fn_, records_, evictions_);
+    if (wfpr_.enable && wfpr_.block_admission && !unplaced_.empty()) {
+      ++blocked_passes_;  // blockAdmission: nothing more until the admitted ones run
+    } else {
+      for (;;) {
+        evictions_.clear();
+        core_.pass(v.now, place_fn_, records_, evictions_);
+        bool released = false;
+        for (const auto& e : evictions_) {
+          ++evictions_by_reason_[static_cast<int>(e.reason)];
+          // Running, or started earlier in this pass (the engine applies the start first).
+          if (v.runs[e.victim].state == JobState::Running || started_pass_[e.victim] == pass_id_) {
+            out.preempt(e.victim, PreemptMode::Requeue, e.by, grace_s_);
+            continue;
+          }
+          // Admitted but its pods never ran: it stops at once and is requeued as it was.
+          drop_unplaced(e.victim);
+          drop_pods(e.victim);
+          core_.release(e.victim, v.now);
+          ++requeued_;
+          deferred_.push_back(e.victim);
+          released = true;
+        }
+        if (!released) break;
+        enqueue_ready(v);
+      }
+    }
+    for (const JobIdx j : unplaced_)
+      if (wfpr_.enable) out.wake_at(admitted_s_[j] + wfpr_.timeout_s);
+    int64_t left = 0;
+    for (int32_t f : free_) left += f;
+    last_free_gpus_ = left;
     view_ = nullptr;
     out_ = nullptr;
-    for (const auto& e : evictions_) {
-      out.preempt(e.victim, PreemptMode::Requeue, e.by, grace_s_);
-      ++evictions_by_reason_[static_cast<int>(e.reason)];
-    }
     for (const auto& r : records_) {
       ++outcomes_[static_cast<int>(r.outcome)];
       uint16_t code = kNone;
@@ -309,11 +433,12 @@ class KueueScheduler final : public Scheduler {
         case Outcome::NoCandidates: code = kNoCandidates; break;
         case Outcome::PreemptIssued: code = kPendingPreemption; break;
         case Outcome::Skipped: code = kSkipped; break;
-        case Outcome::NoNodes: code = kNoNodes; break;
+        case Outcome::NoNodes: code = pod_reason_[r.key] == kResourceQuotaExceeded ? kResourceQuotaExceeded : kNoNodes; break;
         case Outcome::Inactive: code = kInactive; break;
       }
       out.set_reason(r.key, code);
     }
+    for (const JobIdx j : unplaced_) out.set_reason(j, pod_reason_[j]);
   }
 
   // Policy changes (issue 9): ClusterQueue quotas only; everything else is not a Kueue object.
@@ -379,10 +504,13 @@ class KueueScheduler final : public Scheduler {
 
   std::string_view reason_name(uint16_t code) const override { return code < kCodes ? kCodeNames[code] : "Other"; }
 
-  std::vector<std::string> extra_columns() const override { return {"cluster_queue", "local_queue"}; }
+  std::vector<std::string> extra_columns() const override {
+    return {"cluster_queue", "local_queue", "pods_ready_timeouts"};
+  }
   void extra_values(JobIdx j, std::vector<std::string>& out) const override {
     out.push_back(job_cq_[j] == kNoNode ? "" : core_.model().tree.name(job_cq_[j]));
     out.push_back(lq_names_[job_lq_[j]]);
+    out.push_back(std::to_string(pr_count_[j]));  // waitForPodsReady evictions (not engine requeues)
   }
 
   nlohmann::json report(const Snapshot&) const override {
@@ -396,6 +524,30 @@ class KueueScheduler final : public Scheduler {
     nlohmann::json oc = nlohmann::json::object();
     for (int i = 0; i <= static_cast<int>(Outcome::Inactive); ++i) oc[to_string(static_cast<Outcome>(i))] = outcomes_[i];
     r["cycle_outcomes"] = oc;
+    r["placement"] = admit_then_place_ ? "admit_then_place" : "place_at_admission";
+    nlohmann::json pr;
+    pr["timeout_evictions"] = pods_ready_evictions_;
+    uint64_t deact = 0;
+    for (uint8_t d : deactivated_) deact += d;
+    pr["deactivated"] = deact;
+    pr["admitted_not_running_at_end"] = unplaced_.size();
+    pr["blocked_passes"] = blocked_passes_;
+    r["wait_for_pods_ready"] = pr;
+    // The ResourceQuota caveat, per namespace: the ceiling, the most its pods ever requested,
+    // the pod creations it refused, and the jobs that waited for nodes while within it.
+    nlohmann::json rq = nlohmann::json::object();
+    std::vector<uint64_t> waited(ns_names_.size(), 0);
+    for (size_t j = 0; j < waited_nodes_.size(); ++j)
+      if (waited_nodes_[j]) ++waited[lq_ns_[job_lq_[j]]];
+    for (size_t n = 0; n < ns_names_.size(); ++n) {
+      nlohmann::json e;
+      e["hard_gpus"] = ns_hard_[n] < 0 ? nlohmann::json(nullptr) : nlohmann::json(ns_hard_[n]);
+      e["peak_gpus"] = ns_peak_[n];
+      e["pod_creations_refused"] = ns_refused_[n];
+      e["jobs_waited_for_nodes_within_quota"] = waited[n];
+      rq[ns_names_[n]] = e;
+    }
+    r["namespaces"] = rq;
     r["warnings"] = warnings_;
     return r;
   }
@@ -405,6 +557,18 @@ class KueueScheduler final : public Scheduler {
     CoreSettings s;
     s.legacy_one_borrower_per_cohort = p.at("admission_rule").get<std::string>() == "legacy_one_borrower_per_cohort";
     s.priority_sorting_within_cohort = p.at("feature_gates").at("PrioritySortingWithinCohort").get<bool>();
+    const auto& afs = p.at("admission_fair_sharing");
+    s.afs = afs.at("enable").get<bool>() && p.at("feature_gates").at("AdmissionFairSharing").get<bool>();
+    s.afs_half_life_s = afs.at("usage_half_life_s").get<double>();
+    s.afs_sampling_s = afs.at("usage_sampling_interval_s").get<double>();
+    for (const auto& [res, wt] : afs.at("resource_weights").items()) {
+      int kind;
+      double scale;
+      if (!resource_kind(res, kind, scale))
+        throw InputError("", "/scheduler/admission_fair_sharing/resource_weights/" + res,
+                         "resource " + res + " is not modelled; expected nvidia.com/gpu, cpu or memory");
+      s.afs_weights[kind] = wt.get<double>();
+    }
     return s;
   }
   // The ClusterQueue, flavor/resource and unit scale a quota change names.
@@ -437,31 +601,197 @@ class KueueScheduler final : public Scheduler {
     fr = m.fr(flavor, kind);
     return true;
   }
-  bool place(uint32_t key) {
-    const JobSpec& js = view_->jobs[key];
-    if (!placement::first_fit(js, free_, shares_)) return false;
-    placement::take(free_, shares_);
-    out_->start(key, shares_);
+  static PodsReady pods_ready(const cfg::json& p) {
+    PodsReady r;
+    r.enable = p.at("enable").get<bool>();
+    r.timeout_s = p.at("timeout_s").get<double>();
+    r.block_admission = p.at("block_admission").get<bool>();
+    r.eviction_timestamp = p.at("requeuing_timestamp").get<std::string>() == "Eviction";
+    r.backoff_base_s = p.at("backoff_base_s").get<double>();
+    r.backoff_max_s = p.at("backoff_max_s").get<double>();
+    r.backoff_limit = p.at("backoff_limit_count").is_null() ? -1 : p.at("backoff_limit_count").get<int64_t>();
+    return r;
+  }
+
+  // Enqueues the deferred jobs that are ready now (after an in-pass release).
+  void enqueue_ready(const Snapshot& v) {
+    size_t w = 0;
+    for (size_t i = 0; i < deferred_.size(); ++i) {
+      const JobIdx j = deferred_[i];
+      if (v.runs[j].state != JobState::Pending || !v.eligible(j) || requeue_at_[j] > v.now || job_cq_[j] == kNoNode) {
+        deferred_[w++] = j;
+        continue;
+      }
+      Request req{};
+      req[kGpu] = v.jobs[j].gpus;
+      if (charge_cpu_) req[kCpu] = static_cast<Qty>(v.jobs[j].cpus) * 1000;
+      core_.enqueue(j, job_cq_[j], prio_[j], queue_ts_[j], j, req, static_cast<uint32_t>(job_lq_[j]));
+    }
+    deferred_.resize(w);
+  }
+
+  uint32_t ns_of(JobIdx j) const { return lq_ns_[job_lq_[j]]; }
+  // Pod creation against the namespace's ResourceQuota: a ceiling on what its pods request.
+  bool ceiling_allows(JobIdx j) const {
+    const uint32_t n = ns_of(j);
+    return ns_hard_[n] < 0 || ns_used_[n] + view_->jobs[j].gpus <= ns_hard_[n];
+  }
+  bool create_pods(JobIdx j) {
+    if (pods_[j]) return true;
+    const uint32_t n = ns_of(j);
+    if (!ceiling_allows(j)) {
+      ++ns_refused_[n];
+      pod_reason_[j] = kResourceQuotaExceeded;
+      return false;
+    }
+    ns_used_[n] += view_->jobs[j].gpus;
+    ns_peak_[n] = std::max(ns_peak_[n], ns_used_[n]);
+    pods_[j] = 1;
     return true;
+  }
+  void drop_pods(JobIdx j) {
+    if (!pods_[j]) return;
+    ns_used_[ns_of(j)] -= static_cast<Qty>(job_gpus_of(j));
+    pods_[j] = 0;
+  }
+  int32_t job_gpus_of(JobIdx j) const { return gpus_[j]; }
+  void drop_unplaced(JobIdx j) {
+    auto it = std::find(unplaced_.begin(), unplaced_.end(), j);
+    if (it != unplaced_.end()) unplaced_.erase(it);
+  }
+  bool place_nodes(JobIdx j) {
+    const JobSpec& js = view_->jobs[j];
+    const auto* mask = flavor_[j] >= 0 && !flavor_mask_[flavor_[j]].empty() ? &flavor_mask_[flavor_[j]] : nullptr;
+    const bool ok = mask ? placement::first_fit_masked(js, free_, *mask, shares_, view_->cluster.max_node_gpus)
+                         : placement::first_fit(js, free_, shares_, view_->cluster.max_node_gpus);
+    if (!ok) return false;
+    placement::take(free_, shares_);
+    out_->start(j, shares_);
+    started_pass_[j] = pass_id_;
+    return true;
+  }
+
+  // Core placement hook, called for a workload that fits in quota.
+  bool place(uint32_t key) {
+    flavor_[key] = -1;
+    const Usage& u = core_.placing_usage();
+    for (uint8_t k = 0; k < u.n; ++k)
+      if (core_.model().resource_of(u.fr[k]) == kGpu) flavor_[key] = core_.model().flavor_of(u.fr[k]);
+    if (!admit_then_place_) {
+      if (!ceiling_allows(key)) {
+        ++ns_refused_[ns_of(key)];
+        pod_reason_[key] = kResourceQuotaExceeded;
+        return false;
+      }
+      pod_reason_[key] = kNoNodes;
+      if (!place_nodes(key)) {
+        waited_nodes_[key] = 1;
+        return false;
+      }
+      create_pods(key);
+      return true;
+    }
+    // Admission: quota is reserved whatever happens to the pods.
+    admitted_s_[key] = view_->now;
+    if (create_pods(key) && place_nodes(key)) return true;
+    if (pods_[key]) {
+      pod_reason_[key] = kNoNodes;
+      waited_nodes_[key] = 1;
+    }
+    unplaced_.push_back(key);
+    return true;
+  }
+
+  // Admitted workloads whose pods wait (for nodes, or for room under the namespace ceiling):
+  // kube-scheduler order (priority, then admission time); waitForPodsReady timeouts.
+  void place_unplaced() {
+    if (unplaced_.empty()) return;
+    std::sort(unplaced_.begin(), unplaced_.end(), [&](JobIdx a, JobIdx b) {
+      if (prio_[a] != prio_[b]) return prio_[a] > prio_[b];
+      if (admitted_s_[a] != admitted_s_[b]) return admitted_s_[a] < admitted_s_[b];
+      return a < b;
+    });
+    const SimTime now = view_->now;
+    size_t w = 0;
+    for (size_t i = 0; i < unplaced_.size(); ++i) {
+      const JobIdx j = unplaced_[i];
+      if (view_->runs[j].state != JobState::Pending) continue;
+      if (create_pods(j) && place_nodes(j)) continue;
+      if (pods_[j]) {
+        pod_reason_[j] = kNoNodes;
+        waited_nodes_[j] = 1;
+      }
+      if (wfpr_.enable && now >= admitted_s_[j] + wfpr_.timeout_s) {
+        pods_ready_timeout(j, now);
+        continue;
+      }
+      unplaced_[w++] = j;
+    }
+    unplaced_.resize(w);
+  }
+
+  // waitForPodsReady timeout (spec §8, pkg/workload UpdateRequeueState): evict, release the
+  // quota, requeue after an exponential backoff, or deactivate past backoffLimitCount.
+  void pods_ready_timeout(JobIdx j, SimTime now) {
+    drop_pods(j);
+    core_.release(j, now);
+    ++pods_ready_evictions_;
+    const uint32_t count = ++pr_count_[j];
+    // A workload larger than the whole cluster (up nodes) or its namespace's ResourceQuota
+    // would be requeued forever, as in Kueue; the simulation stops retrying it so that it ends.
+    cap_.assign(view_->cluster.capacity_gpus.begin(), view_->cluster.capacity_gpus.end());
+    for (size_t n = 0; n < cap_.size(); ++n)
+      if (!view_->cluster.node_up[n] || (flavor_[j] >= 0 && !flavor_mask_[flavor_[j]].empty() && !flavor_mask_[flavor_[j]][n]))
+        cap_[n] = 0;
+    const Qty hard = ns_hard_[ns_of(j)];
+    if ((hard >= 0 && view_->jobs[j].gpus > hard) ||
+        !placement::first_fit(view_->jobs[j], cap_, shares_, view_->cluster.max_node_gpus)) {
+      deactivated_[j] = 1;
+      out_->set_reason(j, kNeverFits);
+      return;
+    }
+    if (wfpr_.backoff_limit >= 0 && count > static_cast<uint64_t>(wfpr_.backoff_limit)) {
+      deactivated_[j] = 1;
+      out_->set_reason(j, kDeactivated);
+      return;
+    }
+    requeue_at_[j] = now + std::min(wfpr_.backoff_base_s * std::ldexp(1.0, static_cast<int>(count) - 1), wfpr_.backoff_max_s);
+    if (wfpr_.eviction_timestamp) queue_ts_[j] = now;
+    deferred_.push_back(j);
+    out_->wake_at(requeue_at_[j]);
   }
 
   Core core_;
   std::vector<std::string> warnings_;
   double grace_s_;
   bool charge_cpu_;
+  bool admit_then_place_;
+  PodsReady wfpr_;
   std::vector<NodeId> job_cq_;
   std::vector<size_t> job_lq_;
-  std::vector<std::string> lq_names_;
-  std::vector<int32_t> prio_;
-  std::vector<JobIdx> deferred_;
-  std::vector<int32_t> free_;
+  std::vector<std::string> lq_names_, ns_names_;
+  std::vector<uint32_t> lq_ns_;
+  std::vector<Qty> ns_hard_, ns_used_, ns_peak_;
+  std::vector<uint64_t> ns_refused_;
+  std::vector<int32_t> prio_, gpus_;
+  std::vector<double> queue_ts_, requeue_at_, admitted_s_;
+  std::vector<uint32_t> pr_count_;
+  std::vector<uint64_t> started_pass_;  // pass_id_ of the pass that started the job
+  uint64_t pass_id_ = 0;
+  std::vector<uint8_t> pods_, waited_nodes_, deactivated_;
+  std::vector<uint16_t> pod_reason_;
+  std::vector<JobIdx> deferred_, unplaced_;
+  std::vector<int32_t> free_, cap_;
+  std::vector<std::vector<uint8_t>> flavor_mask_;  // by flavor: allowed nodes (empty = all)
+  std::vector<int32_t> flavor_;                    // by job: assigned GPU flavor (-1 = none)
+  int64_t last_free_gpus_ = 0;
   std::vector<NodeShare> shares_;
   std::vector<CycleRecord> records_;
   std::vector<Core::Eviction> evictions_;
   const Snapshot* view_ = nullptr;
   Decisions* out_ = nullptr;
   Core::PlaceFn place_fn_ = [this](uint32_t k) { return place(k); };
-  uint64_t submitted_ = 0, admitted_ = 0, requeued_ = 0, quota_changes_ = 0;
+  uint64_t submitted_ = 0, admitted_ = 0, requeued_ = 0, quota_changes_ = 0, pods_ready_evictions_ = 0, blocked_passes_ = 0;
   uint64_t evictions_by_reason_[4] = {0, 0, 0, 0};
   uint64_t outcomes_[7] = {0, 0, 0, 0, 0, 0, 0};  // by Outcome
 };
@@ -476,6 +806,44 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
       cfg::boolean("PrioritySortingWithinCohort", true, "order the cycle's heads by priority after borrow level (spec §4.3)"),
       cfg::boolean("FairSharingPreemptWithinNominal", true, "fair sharing: a preemptor within nominal takes victims unconditionally (spec §7)"),
       cfg::boolean("FairSharingPrioritizeNonBorrowing", true, "fair sharing admission: non-borrowing entries first (spec §7)"),
+      cfg::boolean("AdmissionFairSharing", true, "admission fair sharing may be enabled (on since v0.15; spec §7)"),
+  };
+  auto wfpr = std::make_shared<cfg::ObjectSpec>();
+  wfpr->name = "kueue.wait_for_pods_ready";
+  wfpr->doc = "Kueue Configuration waitForPodsReady (spec §8; v1beta2 defaults)";
+  wfpr->fields = {
+      cfg::boolean("enable", true, "evict a workload admitted but not running after timeout_s (on by default in v1beta2)"),
+      cfg::number("timeout_s", 1800, "timeout").at_least(1).in_unit("s"),
+      cfg::boolean("block_admission", false, "admit nothing while an admitted workload is not yet running"),
+      cfg::choice("requeuing_timestamp", {"Eviction", "Creation"}, "Eviction",
+                  "queue-order timestamp after a timeout eviction: the eviction time or the creation time"),
+      cfg::number("backoff_base_s", 60, "requeue delay after the n-th timeout: min(base 2^(n-1), max)").at_least(0).in_unit("s"),
+      cfg::number("backoff_max_s", 3600, "longest requeue delay").at_least(0).in_unit("s"),
+      cfg::integer("backoff_limit_count", nullptr, "timeouts before the workload is deactivated (null = requeue forever)")
+          .at_least(0).or_null(),
+  };
+  auto afs = std::make_shared<cfg::ObjectSpec>();
+  afs->name = "kueue.admission_fair_sharing";
+  afs->doc = "Kueue Configuration admissionFairSharing (spec §7); applies to ClusterQueues with "
+             "admissionScope.admissionMode UsageBasedAdmissionFairSharing";
+  afs->fields = {
+      cfg::boolean("enable", false, "order heads by their LocalQueue's decayed usage / LocalQueue weight"),
+      cfg::number("usage_half_life_s", 604800, "usageHalfLifeTime").at_least(1).in_unit("s"),
+      cfg::number("usage_sampling_interval_s", 300, "usageSamplingInterval").at_least(1).in_unit("s"),
+      cfg::map_of("resource_weights", cfg::Type::Number,
+                  "resourceWeights: nvidia.com/gpu (devices), cpu (millicores), memory (MiB) -> weight (default 1)")
+          .with_default(cfg::json::object()),
+  };
+  afs->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
+    for (const auto& [res, w] : r.at("resource_weights").items()) {
+      int kind;
+      double scale;
+      if (!resource_kind(res, kind, scale))
+        cfg::fail(file, cfg::child(cfg::child(ptr, "resource_weights"), res),
+                  "resource " + res + " is not modelled; expected nvidia.com/gpu, cpu or memory");
+      if (w.get<double>() < 0)
+        cfg::fail(file, cfg::child(cfg::child(ptr, "resource_weights"), res), "negative weight; expected >= 0");
+    }
   };
   auto fs = std::make_shared<cfg::ObjectSpec>();
   fs->name = "kueue.fair_sharing";
@@ -517,6 +885,14 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
       cfg::number("eviction_grace_s", 30, "time an evicted workload keeps its GPUs and quota before it stops")
           .at_least(0).in_unit("s"),
       cfg::boolean("charge_cpu", false, "also charge the job's CPUs (as millicores) against cpu quota"),
+      cfg::map_of("flavor_nodes", cfg::Type::String,
+                  "ResourceFlavor -> node name prefix: a workload assigned that flavor runs only on those nodes "
+                  "(flavors not listed: any node)").with_default(cfg::json::object()),
+      cfg::choice("placement", {"admit_then_place", "place_at_admission"}, "admit_then_place",
+                  "admit_then_place: admission reserves quota and the pods then wait for nodes (Kueue); "
+                  "place_at_admission: admit only when nodes are free now"),
+      cfg::object("wait_for_pods_ready", wfpr, "waitForPodsReady"),
+      cfg::object("admission_fair_sharing", afs, "admission fair sharing"),
       cfg::object("feature_gates", gates, "feature gates"),
       cfg::object("fair_sharing", fs, "fair sharing"),
   };

@@ -78,12 +78,16 @@ bool fits_in_quota(const QuotaTree& t, NodeId n, const Usage& u, Usage* remainin
 
 // ---- classical preemption (spec §6) ----
 
-void Preemption::sort_candidates(const AdmittedSet& adm) {
+void Preemption::sort_candidates(const Model& m, const AdmittedSet& adm) {
   std::sort(cands_.begin(), cands_.end(), [&](const Cand& x, const Cand& y) {
     const Admitted& a = adm[x.slot];
     const Admitted& b = adm[y.slot];
     if (a.evicted != b.evicted) return a.evicted;
     if (x.list != y.list) return x.list < y.list;
+    if (lq_score && a.cq == b.cq && m.cq[a.cq].admission_fair_sharing && a.lq != b.lq) {
+      const double ua = (*lq_score)[a.lq], ub = (*lq_score)[b.lq];
+      if (ua != ub) return ua > ub;  // the LocalQueue that consumed more gives way first
+    }
     if (a.priority != b.priority) return a.priority < b.priority;
     if (a.reserved_s != b.reserved_s) return a.reserved_s > b.reserved_s;
     return a.uid < b.uid;
@@ -218,7 +222,7 @@ void Preemption::classical_targets(const Model& m, QuotaTree& tree, const Admitt
     if (c.list == 0) any_hier = true;
     if (c.list != 2) any_other = true;
   }
-  sort_candidates(adm);
+  sort_candidates(m, adm);
   // Attempts (spec §6): [borrow] / [no borrow, borrow] / [borrow, no borrow].
   const bool bwc_forbidden = !pc.borrow_within_cohort;
   bool under_nominal = true;  // queueUnderNominalInResourcesNeedingPreemption
@@ -347,7 +351,7 @@ void Preemption::fair_targets(const Model& m, QuotaTree& tree, const AdmittedSet
       for (uint32_t s : adm.in_cq(q))
         if ((adm[s].usage.mask() & in.need) && satisfies_policy(pc.reclaim, in, adm[s])) cands_.push_back({s, kNoNode, 1, false});
     }
-  sort_candidates(adm);
+  sort_candidates(m, adm);
   // Rank = position in candidate order; per-CQ queues hold ranks so ties compare by order.
   const int N = tree.size();
   fs_queues_.assign(N, {});

@@ -46,6 +46,9 @@ struct CqConfig {
   bool strict_fifo = false;  // queueingStrategy StrictFIFO (default BestEffortFIFO)
   double fair_weight = 1;    // fairSharing.weight (also used for cohort nodes)
   bool active = true;
+  // admissionScope.admissionMode = UsageBasedAdmissionFairSharing (spec §7): heads ordered by
+  // their LocalQueue's decayed usage first (needs CoreSettings::afs as well).
+  bool admission_fair_sharing = false;
 };
 
 // Static model: tree + per-CQ config. fr = flavor * resources + resource.
@@ -75,6 +78,7 @@ struct Admitted {
   double queue_ts = 0;     // queue-order timestamp (creation, or eviction after a timeout)
   double reserved_s = 0;   // when QuotaReserved became true
   bool evicted = false;    // preemption issued; still holds quota until it stops (spec §8)
+  uint32_t lq = 0;         // LocalQueue index (admission fair sharing orders victims by its usage)
   Usage usage;
 };
 
@@ -131,6 +135,9 @@ int64_t dominant_resource_share(const Model& m, const QuotaTree& t, NodeId n, co
 
 class Preemption {
  public:
+  // Admission fair sharing (spec §6 CandidatesOrdering): LocalQueue usage scores by LQ index;
+  // candidates of one AFS ClusterQueue from the higher-usage LocalQueue go first. Null = off.
+  const std::vector<double>* lq_score = nullptr;
   // Dispatches to fair_targets when fair sharing is on, else classical_targets.
   void targets(const Model& m, QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in, std::vector<Target>& out) {
     if (m.fair_sharing) fair_targets(m, tree, adm, in, out);
@@ -153,7 +160,7 @@ class Preemption {
   };
   // CandidatesOrdering (spec §6, PR/common/ordering.go), the one place it is spelled out:
   // evicted first; candidate list; lower priority; newer reservation; uid.
-  void sort_candidates(const AdmittedSet& adm);
+  void sort_candidates(const Model& m, const AdmittedSet& adm);
   void collect_subtree(const Model& m, const QuotaTree& tree, const AdmittedSet& adm, const Preemptor& in,
                        NodeId cur, NodeId lca, NodeId skip, bool advantage);
   void classify_push(const Model& m, const AdmittedSet& adm, const Preemptor& in, uint32_t slot, NodeId lca,
