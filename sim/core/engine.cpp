@@ -27,7 +27,10 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
   if (!wl_.jobs.empty()) stats_.first_submit_s = wl_.jobs.front().submit_s;
   notify_ = sched_.wants_job_events();
   max_node_gpus_ = cluster_.max_node_gpus();
+  if (cfg_.check_invariants) inv_ = std::make_unique<InvariantChecker>(*this);
 }
+
+Engine::~Engine() = default;
 
 void Engine::add_node_events(std::vector<NodeEvent> events) {
   for (auto& e : events) {
@@ -42,7 +45,10 @@ void Engine::set_runtime_model(RuntimeModel* m) {
   stretch_.assign(m ? wl_.jobs.size() : 0, 1.0);
 }
 
-void Engine::push(SimTime t, EventKind k, uint32_t a, uint32_t b) { events_.push({t, k, seq_++, a, b}); }
+void Engine::push(SimTime t, EventKind k, uint32_t a, uint32_t b) {
+  if (inv_) inv_->on_push(t);
+  events_.push({t, k, seq_++, a, b});
+}
 
 Snapshot Engine::snapshot() const {
   Snapshot s;
@@ -76,6 +82,7 @@ void Engine::run() {
     if (next_submit_ < jobs.size()) t = std::min(t, jobs[next_submit_].submit_s);
     if (t == kNever || t > cfg_.horizon_s) break;
     if (t < now_) throw std::logic_error("event in the past");
+    if (inv_) inv_->advance(t);
     ledger_.advance(t);
     now_ = t;
 
@@ -85,21 +92,24 @@ void Engine::run() {
       Event ev = events_.top();
       events_.pop();
       handle(ev);
+      if (inv_) inv_->after_event("an event");
     }
     // 4: submissions at t.
     while (next_submit_ < jobs.size() && jobs[next_submit_].submit_s == t) {
       submit(static_cast<JobIdx>(next_submit_++));
+      if (inv_) inv_->after_event("a submission");
     }
     // 5: wake-ups.
     while (!events_.empty() && events_.top().time_s == t) {
       Event ev = events_.top();
       events_.pop();
       handle(ev);
+      if (inv_) inv_->after_event("an event");
     }
     if (need_pass_) pass();
     ledger_.record(now_);
-    if (cfg_.check_invariants) check_invariants();
   }
+  if (inv_) check_invariants();  // the full sweep, once: the incremental checks' bookkeeping agrees
   // Whatever never started is reported as such.
   for (size_t i = pending_head_; i < pending_.size(); ++i) {
     const JobIdx j = pending_[i];
@@ -138,6 +148,7 @@ void Engine::submit(JobIdx j) {
   JobRun& r = runs_[j];
   r.eligible_s = now_;
   r.queued_s = now_;
+  if (inv_) inv_->touch(j);
   enqueue(j);
   ledger_.add_demand(wl_.jobs[j].klass, wl_.jobs[j].gpus);
   notify(JobEvent::Kind::Submitted, j);
@@ -145,7 +156,11 @@ void Engine::submit(JobIdx j) {
 }
 
 void Engine::enqueue(JobIdx j) {
+  if (inv_) inv_->touch(j);
   runs_[j].state = JobState::Pending;
+  // Started and stopped within one batch of decisions: its old entry is still in pending_,
+  // marked removed. Drop it first, or clearing the mark would bring it back (queued twice).
+  if (removed_[j]) compact_pending();
   removed_[j] = 0;
   // Keep (queued_s, id) order. New submissions and requeues arrive with queued_s = now, which
   // is never earlier than anything queued, so this is an append except for resumed suspensions.
@@ -218,6 +233,7 @@ void Engine::apply(const Decisions& d) {
     JobRun& r = runs_[it.job];
     if (it.kind == Decisions::Kind::Start) {
       start_job(it.job, d.shares(it), it.limit_override_s);
+      if (inv_) inv_->after_event("a start decision");
       continue;
     }
     // Preemption (or cancellation of a pending job).
@@ -225,6 +241,7 @@ void Engine::apply(const Decisions& d) {
       remove_pending(it.job);
       ledger_.add_demand(wl_.jobs[it.job].klass, -wl_.jobs[it.job].gpus);
       finish_job(it.job, JobState::Cancelled);
+      if (inv_) inv_->after_event("a cancel decision");
       continue;
     }
     if (r.state != JobState::Running)
@@ -246,6 +263,7 @@ void Engine::apply(const Decisions& d) {
     } else {
       stop_job(it.job, how);
     }
+    if (inv_) inv_->after_event("a preempt decision");
   }
   compact_pending();
 }
@@ -294,12 +312,14 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   ++stats_.starts;
   ledger_.add_alloc(js.klass, js.gpus);
   push(r.planned_end_s, EventKind::End, j, r.epoch);
+  if (inv_) inv_->on_start(j);
   notify(JobEvent::Kind::Started, j, JobState::Running);
 }
 
 void Engine::stop_job(JobIdx j, StopKind how) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
+  if (inv_) inv_->on_release(j);
   for (const auto& s : final_allocation(j)) {
     free_gpus_[s.node] += node_up_[s.node] ? s.gpus : 0;
     if (node_up_[s.node]) total_free_ += s.gpus;
@@ -346,7 +366,9 @@ void Engine::stop_job(JobIdx j, StopKind how) {
 void Engine::finish_job(JobIdx j, JobState s) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
+  if (inv_) inv_->touch(j);
   if (r.state == JobState::Running) {
+    if (inv_) inv_->on_release(j);
     for (const auto& sh : final_allocation(j)) {
       free_gpus_[sh.node] += sh.gpus;
       total_free_ += sh.gpus;
@@ -366,6 +388,7 @@ void Engine::finish_job(JobIdx j, JobState s) {
 
 void Engine::node_event(const NodeEvent& ne) {
   const NodeIdx n = ne.node;
+  if (inv_) inv_->touch_node(n);
   if (ne.up) {
     if (node_up_[n]) return;
     node_up_[n] = 1;
