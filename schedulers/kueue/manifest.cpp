@@ -82,17 +82,20 @@ struct Ctx {
   double quantity(const YAML::Node& n, const std::string& path) {
     if (!n.IsScalar()) fail(n, path + " must be a quantity (e.g. 8, 500m, 64Gi)");
     double v;
-    if (!parse_quantity(n.as<std::string>(), v) || v < 0)
+    if (!parse_quantity(n.as<std::string>(), v) || !std::isfinite(v) || v < 0)
       fail(n, path + " is '" + n.as<std::string>() + "'; expected a non-negative quantity (e.g. 8, 500m, 64Gi)");
     return v;
   }
   double number(const YAML::Node& n, const std::string& path) {
     if (!n.IsScalar()) fail(n, path + " must be a number");
+    double v = 0;
     try {
-      return n.as<double>();
+      v = n.as<double>();
     } catch (const YAML::Exception&) {
       fail(n, path + " is '" + n.as<std::string>() + "'; expected a number");
     }
+    if (!std::isfinite(v)) fail(n, path + " is '" + n.as<std::string>() + "'; expected a finite number");  // .nan, .inf
+    return v;
   }
   int32_t integer(const YAML::Node& n, const std::string& path) {
     if (!n.IsScalar()) fail(n, path + " must be an integer");
@@ -314,6 +317,7 @@ struct Ctx {
 }  // namespace
 
 void load_manifest_text(const std::string& text, const std::string& display, Manifests& out) {
+  io::check_utf8(text, display);
   Ctx ctx{display, out};
   std::vector<YAML::Node> docs;
   try {
@@ -321,6 +325,11 @@ void load_manifest_text(const std::string& text, const std::string& display, Man
   } catch (const YAML::ParserException& e) {
     throw InputError(display, std::to_string(e.mark.line + 1), "YAML syntax error: " + e.msg);
   }
+  // A manifest file that declares nothing is a wrong path or an emptied file, not a cluster
+  // without queues.
+  bool any = false;
+  for (const auto& d : docs) any = any || (d && !d.IsNull());
+  if (!any) throw InputError(display, "1", "no YAML documents; expected Kueue objects (ResourceFlavor, ClusterQueue, ...)");
   try {
     for (const auto& d : docs) ctx.doc(d);
   } catch (const YAML::Exception& e) {  // conversions we did not anticipate
