@@ -294,7 +294,7 @@ TraceData JobBuilder::finish(bool shift_epoch) {
   auto& jobs = data_.workload.jobs;
   // Job ids are kept in every output and name jobs in reports, so two records with one id are
   // an error, not something to guess about (which one is the job?).
-  {
+  if (!allow_duplicates_) {
     std::vector<std::pair<int64_t, uint32_t>> ids(jobs.size());  // (id, position)
     for (size_t i = 0; i < jobs.size(); ++i) ids[i] = {jobs[i].id, static_cast<uint32_t>(i)};
     std::sort(ids.begin(), ids.end());
@@ -305,8 +305,8 @@ TraceData JobBuilder::finish(bool shift_epoch) {
                          fmt::format("job id {} appears again (first at {}); expected unique job ids",
                                      ids[i].first, where_str(std::min(first, again))));
       }
-    where_ = {};
   }
+  where_ = {};
   std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
     if (a.submit_s != b.submit_s) return a.submit_s < b.submit_s;
     return a.id < b.id;

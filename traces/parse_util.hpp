@@ -101,6 +101,8 @@ class JobBuilder {
   // its id turns out to be a duplicate.
   void add(JobSpec j, size_t where = 0);
   void where_is_index() { where_is_index_ = true; }
+  // sacct lists a requeued job once per run (--duplicates): repeated ids are records, not errors.
+  void allow_duplicate_ids() { allow_duplicates_ = true; }
   // Resolves unknown limits, shifts times by the epoch when `shift_epoch`, sorts by
   // (submit_s, id) stably, applies max_jobs.
   TraceData finish(bool shift_epoch);
@@ -112,6 +114,7 @@ class JobBuilder {
   double min_submit_ = kNever;
   std::vector<uint32_t> where_;  // by job, parallel to data_.workload.jobs until finish()
   bool where_is_index_ = false;
+  bool allow_duplicates_ = false;
 };
 
 // Skip/adjust reasons shared by several readers (the README lists them all).

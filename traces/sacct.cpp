@@ -277,6 +277,7 @@ struct Aligner {
 
 TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOptions& opts) {
   JobBuilder b(path, Format::Sacct, opts);
+  b.allow_duplicate_ids();
   std::vector<std::string_view> lines;
   {
     LineCursor cur(buf);

@@ -19,7 +19,6 @@
 //   runtime_unknown           run time -1.  submit_unknown: submit -1.  procs_unknown: [5] and [8] <= 0.
 // Status -1 (unknown, e.g. NASA), 0 (failed), 1 (completed) and 5 with run time > 0 are kept.
 // Header lines `; Key: Value` go to report.header (repeated keys joined with " | ").
-// Records must come in ascending submit time (SWF v2.2); one out of order is an InputError.
 // Every field is parsed as a number (floats in integer fields are rounded); anything else is an
 // InputError naming file:line and the field.
 #include <algorithm>
@@ -93,7 +92,6 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
   f.reserve(24);
   double v[18];
   LabelCache users('u'), groups('g'), queues('q'), parts('p');
-  double last_submit = 0;
   while (cur.next(line)) {
     std::string_view t = trim(line);
     if (t.empty()) continue;
@@ -115,14 +113,7 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
     }
     b.row();
     const double submit = v[1], wait = v[2], run = v[3];
-    // SWF v2.2: "the lines are sorted by ascending submittal times"; a record out of order means
-    // a concatenated or damaged file, and sorting it would silently change the replay.
-    if (submit >= 0) {
-      if (submit < last_submit)
-        fail(path, cur.line_no(), fmt::format("submit time {} is before the previous record's {}; expected records "
-                                              "in ascending submit time (SWF v2.2)", f[1], last_submit));
-      last_submit = submit;
-    }
+
     const int status = static_cast<int>(std::llround(v[10]));
     if (status < -1 || status > 5)
       fail(path, cur.line_no(), fmt::format("status (field 11) is {}; expected -1, 0, 1, 2, 3, 4 or 5", f[10]));

@@ -111,9 +111,10 @@ std::vector<std::string> expand_hostlist(const std::string& list) {
         if (a.size() > 18 || b.size() > 18) bad("range bound too long");
         const long lo = std::stol(a), hi = std::stol(b);
         if (hi < lo) bad("descending range");
-        // Bounds the whole list, not each range: "n[0-999999,0-999999,...]" must not exhaust memory.
-        if (hi - lo >= 1000000 || out.size() + static_cast<size_t>(hi - lo + 1) > 1000000)
-          bad("more than 1,000,000 names");
+        // Bounds the whole list, not each range: "n[0-99999,0-99999,...]" must not exhaust memory
+        // (100,000 names is far past any real cluster).
+        if (hi - lo >= 100000 || out.size() + static_cast<size_t>(hi - lo + 1) > 100000)
+          bad("more than 100,000 names");
         for (long v = lo; v <= hi; ++v)
           out.push_back(prefix + fmt::format("{:0{}}", v, static_cast<int>(a.size())) + suffix);
         p = c + 1;
