@@ -11,6 +11,7 @@
 #include "fabric/maxmin.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
+#include "sim/core/json_errors.hpp"
 
 namespace floorsim::fabric {
 
@@ -440,6 +441,9 @@ FabricScenario load_fabric_scenario(const std::string& path) {
     const size_t at = std::min<size_t>(e.byte, text.size());
     const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
     throw InputError(path, std::to_string(line), "not valid JSON; expected a fabric scenario object");
+  } catch (const json::out_of_range& e) {  // a number beyond a double ("1e400")
+    throw InputError(path, std::to_string(json_overflow_line(text, e.what())),
+                     "number out of range; expected a number a double can hold");
   }
   return parse_fabric_scenario(doc, path);
 }

@@ -55,7 +55,8 @@ TraceData read_csv(const std::string& path, std::string_view buf, const ReadOpti
   auto dbl = [&](size_t k, double def) -> double {
     if (c[k] < 0) return def;
     auto v = to_double(f[c[k]]);
-    if (!v) fail(path, in.line(), fmt::format("column {} is '{}'; expected a number or inf", kColumns[k], f[c[k]]));
+    if (!v || std::isnan(*v))
+      fail(path, in.line(), fmt::format("column {} is '{}'; expected a number or inf", kColumns[k], f[c[k]]));
     return *v;
   };
   auto integer = [&](size_t k, int64_t def, int64_t lo, int64_t hi) -> int64_t {
@@ -92,9 +93,10 @@ TraceData read_csv(const std::string& path, std::string_view buf, const ReadOpti
     j.preemptible = integer(16, 0, 0, 1) != 0;
     j.requeueable = integer(17, 1, 0, 1) != 0;
     j.recorded_start_s = dbl(18, -1);
-    if (!std::isfinite(j.submit_s) || !std::isfinite(j.runtime_s) || j.runtime_s < 0 || j.time_limit_s < 0)
-      fail(path, in.line(), "submit_s and runtime_s must be finite, runtime_s and time_limit_s >= 0");
-    b.add(j);
+    if (!std::isfinite(j.submit_s) || !std::isfinite(j.runtime_s) || j.runtime_s < 0 || j.time_limit_s < 0 ||
+        j.checkpoint_interval_s < 0 || !std::isfinite(j.checkpoint_interval_s))
+      fail(path, in.line(), "submit_s and runtime_s must be finite, runtime_s, time_limit_s and checkpoint_interval_s >= 0");
+    b.add(j, in.line());
   }
   return b.finish(/*shift_epoch=*/false);
 }

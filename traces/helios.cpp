@@ -17,6 +17,7 @@
 //   zero_runtime      end == start, only with drop_zero_runtime (kept by default).
 // A present value that is not a date or number is an InputError naming file:line and column.
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -47,9 +48,16 @@ TraceData read_helios(const std::string& path, std::string_view buf, const ReadO
 
   auto num = [&](int col) -> int64_t {
     auto v = to_double(f[col]);
-    if (!v || !std::isfinite(*v))
-      fail(path, in.line(), fmt::format("column {} is '{}'; expected a number", h.names[col], f[col]));
+    if (!v || !std::isfinite(*v) || std::fabs(*v) > 9e15)
+      fail(path, in.line(), fmt::format("column {} is '{}'; expected a number within +-9e15", h.names[col], f[col]));
     return std::llround(*v);
+  };
+  // Counts (GPUs, CPUs, nodes) are int32 in JobSpec; a negative count is not "CPU-only".
+  auto count = [&](int col) -> int32_t {
+    const int64_t v = num(col);
+    if (v < 0 || v > std::numeric_limits<int32_t>::max())
+      fail(path, in.line(), fmt::format("column {} is '{}'; expected a count in [0, 2147483647]", h.names[col], f[col]));
+    return static_cast<int32_t>(v);
   };
   auto time = [&](int col) -> double {
     auto t = to_naive_time(f[col]);
@@ -65,9 +73,9 @@ TraceData read_helios(const std::string& path, std::string_view buf, const ReadO
     j.id = num(c_id);
     const double submit = time(c_submit);
     b.note_submit(submit);
-    j.gpus = static_cast<int32_t>(num(c_gpu));
-    if (c_cpu >= 0 && !absent(f[c_cpu])) j.cpus = static_cast<int32_t>(num(c_cpu));
-    if (c_node >= 0 && !absent(f[c_node])) j.nodes = static_cast<int32_t>(num(c_node));
+    j.gpus = count(c_gpu);
+    if (c_cpu >= 0 && !absent(f[c_cpu])) j.cpus = count(c_cpu);
+    if (c_node >= 0 && !absent(f[c_node])) j.nodes = count(c_node);
     if (absent(f[c_start]) || absent(f[c_end])) {
       b.skip("never_started");
       continue;
@@ -85,7 +93,7 @@ TraceData read_helios(const std::string& path, std::string_view buf, const ReadO
     j.time_limit_s = JobBuilder::kUnknownLimit;
     j.user = b.intern(trim(f[c_user]));
     j.account = j.partition = b.intern(trim(f[c_vc]));
-    b.add(j);
+    b.add(j, in.line());
   }
   return b.finish(/*shift_epoch=*/true);
 }

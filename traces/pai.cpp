@@ -20,6 +20,7 @@
 //   deleted_before_scheduled deletion_time < scheduled_time.
 // The multigpu* variants have no time columns and are rejected (no creation_time column).
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -43,7 +44,7 @@ TraceData read_pai(const std::string& path, std::string_view buf, const ReadOpti
 
   auto num = [&](int col) -> double {
     auto v = to_double(f[col]);
-    if (!v || !std::isfinite(*v))
+    if (!v || !std::isfinite(*v) || std::fabs(*v) > 9e15)
       fail(path, in.line(), fmt::format("column {} is '{}'; expected a number", h.names[col], f[col]));
     return *v;
   };
@@ -74,12 +75,17 @@ TraceData read_pai(const std::string& path, std::string_view buf, const ReadOpti
     }
     const int64_t ngpu = std::llround(num(c_ngpu));
     const int64_t milli = std::llround(num(c_milli));
-    if (ngpu < 0 || milli < 0 || milli > 1000)
+    if (ngpu < 0 || ngpu > std::numeric_limits<int32_t>::max() || milli < 0 || milli > 1000)
       fail(path, in.line(), fmt::format("num_gpu {} / gpu_milli {}; expected num_gpu >= 0 and 0 <= gpu_milli <= 1000",
                                         f[c_ngpu], f[c_milli]));
     j.gpus = static_cast<int32_t>(ngpu);
     j.gpu_milli = (ngpu == 1 && milli < 1000) ? static_cast<int32_t>(milli) : 0;
-    if (c_cpu >= 0 && !trim(f[c_cpu]).empty()) j.cpus = static_cast<int32_t>(std::ceil(num(c_cpu) / 1000.0));
+    if (c_cpu >= 0 && !trim(f[c_cpu]).empty()) {
+      const double cpus = std::ceil(num(c_cpu) / 1000.0);
+      if (cpus < 0 || cpus > std::numeric_limits<int32_t>::max())
+        fail(path, in.line(), fmt::format("cpu_milli {}; expected a count >= 0 that fits in int32 CPUs", f[c_cpu]));
+      j.cpus = static_cast<int32_t>(cpus);
+    }
     if (deleted < sched) {
       b.skip("deleted_before_scheduled");
       continue;
@@ -94,7 +100,7 @@ TraceData read_pai(const std::string& path, std::string_view buf, const ReadOpti
       continue;
     }
     if (phase == "Running") b.adjust("running_pod_runtime_lower_bound");
-    b.add(j);
+    b.add(j, in.line());
   }
   return b.finish(/*shift_epoch=*/true);
 }

@@ -277,7 +277,7 @@ JobBuilder::JobBuilder(const std::string& path, Format format, const ReadOptions
   data_.report.format = format_name(format);
 }
 
-void JobBuilder::add(JobSpec j) {
+void JobBuilder::add(JobSpec j, size_t where) {
   if (j.gpus <= 0 && j.gpu_milli <= 0 && !opts_.keep_cpu_jobs) {
     skip(kSkipCpuOnly);
     return;
@@ -287,10 +287,26 @@ void JobBuilder::add(JobSpec j) {
     return;
   }
   data_.workload.jobs.push_back(j);
+  where_.push_back(static_cast<uint32_t>(std::min<size_t>(where, UINT32_MAX)));
 }
 
 TraceData JobBuilder::finish(bool shift_epoch) {
   auto& jobs = data_.workload.jobs;
+  // Job ids are kept in every output and name jobs in reports, so two records with one id are
+  // an error, not something to guess about (which one is the job?).
+  if (!allow_duplicates_) {
+    std::vector<std::pair<int64_t, uint32_t>> ids(jobs.size());  // (id, position)
+    for (size_t i = 0; i < jobs.size(); ++i) ids[i] = {jobs[i].id, static_cast<uint32_t>(i)};
+    std::sort(ids.begin(), ids.end());
+    for (size_t i = 1; i < ids.size(); ++i)
+      if (ids[i].first == ids[i - 1].first) {
+        const uint32_t first = where_[ids[i - 1].second], again = where_[ids[i].second];
+        throw InputError(data_.report.file, where_str(std::max(first, again)),
+                         fmt::format("job id {} appears again (first at {}); expected unique job ids",
+                                     ids[i].first, where_str(std::min(first, again))));
+      }
+  }
+  where_ = {};
   std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
     if (a.submit_s != b.submit_s) return a.submit_s < b.submit_s;
     return a.id < b.id;

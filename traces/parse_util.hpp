@@ -96,16 +96,25 @@ class JobBuilder {
   }
   StrId intern(std::string_view s) { return data_.workload.strings.intern(s); }
   ReadReport& report() { return data_.report; }
-  // Adds a job; the CPU-only and zero-runtime filters run here (counted as skips).
-  void add(JobSpec j);
+  // Adds a job; the CPU-only and zero-runtime filters run here (counted as skips). `where` is
+  // the record's line (text formats) or array index (JSON, with where_is_index()), named when
+  // its id turns out to be a duplicate.
+  void add(JobSpec j, size_t where = 0);
+  void where_is_index() { where_is_index_ = true; }
+  // sacct lists a requeued job once per run (--duplicates): repeated ids are records, not errors.
+  void allow_duplicate_ids() { allow_duplicates_ = true; }
   // Resolves unknown limits, shifts times by the epoch when `shift_epoch`, sorts by
   // (submit_s, id) stably, applies max_jobs.
   TraceData finish(bool shift_epoch);
 
  private:
+  std::string where_str(size_t w) const { return where_is_index_ ? "/" + std::to_string(w) : std::to_string(w); }
   const ReadOptions& opts_;
   TraceData data_;
   double min_submit_ = kNever;
+  std::vector<uint32_t> where_;  // by job, parallel to data_.workload.jobs until finish()
+  bool where_is_index_ = false;
+  bool allow_duplicates_ = false;
 };
 
 // Skip/adjust reasons shared by several readers (the README lists them all).

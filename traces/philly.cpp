@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/core/json_errors.hpp"
 #include "traces/parse_util.hpp"
 #include "traces/readers.hpp"
 
@@ -75,6 +76,7 @@ std::optional<int64_t> yarn_id(const std::string& jobid) {
 
 TraceData read_philly(const std::string& path, std::string_view buf, const ReadOptions& opts) {
   JobBuilder b(path, Format::Philly, opts);
+  b.where_is_index();
   json doc;
   try {
     doc = json::parse(buf.begin(), buf.end());
@@ -85,6 +87,8 @@ TraceData read_philly(const std::string& path, std::string_view buf, const ReadO
     std::string what = e.what();
     if (auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
     fail(path, line, what + "; expected a JSON array of Philly job objects");
+  } catch (const json::out_of_range& e) {  // a number beyond a double ("1e400")
+    fail(path, json_overflow_line(buf, e.what()), "number out of range; expected a number a double can hold");
   }
   if (!doc.is_array()) fail_at(path, "/", "not an array; expected the cluster_job_log JSON array of jobs");
   for (size_t i = 0; i < doc.size(); ++i) {
@@ -147,7 +151,7 @@ TraceData read_philly(const std::string& path, std::string_view buf, const ReadO
     j.user = b.intern(str_field(job, "user", path, ptr));
     j.account = j.partition = b.intern(str_field(job, "vc", path, ptr));
     if (gpus > 0 && att.size() > 1) b.adjust("multi_attempt_runtime_spans_attempts");
-    b.add(j);
+    b.add(j, i);
   }
   return b.finish(/*shift_epoch=*/true);
 }

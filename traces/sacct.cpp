@@ -38,6 +38,7 @@
 //   end_before_start, cpu_only_job (no GPUs, unless keep_cpu_jobs: the sample dumps have none).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -177,8 +178,11 @@ bool ids_consistent(std::string_view id, std::string_view raw) {
 }
 
 // GPUs in a TRES string: untyped gres/gpu=N wins, else the sum of gres/gpu:<type>=N.
-// Returns -1 when the string names no GPU at all.
+// Returns -1 when the string names no GPU at all, kBadGpus for a count that is negative or
+// past int32 (the sum is bounded so that it cannot overflow either).
+constexpr int64_t kBadGpus = -2;
 int64_t tres_gpus(std::string_view s) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   int64_t untyped = -1, typed = 0;
   bool any_typed = false;
   std::vector<std::string_view> parts;
@@ -188,10 +192,15 @@ int64_t tres_gpus(std::string_view s) {
     if (eq == std::string_view::npos) continue;
     std::string_view key = p.substr(0, eq), val = p.substr(eq + 1);
     if (key == "gres/gpu") {
-      if (auto n = to_int(val)) untyped = *n;
+      if (auto n = to_int(val)) {
+        if (*n < 0 || *n > kMax) return kBadGpus;
+        untyped = *n;
+      }
     } else if (key.rfind("gres/gpu:", 0) == 0) {
       if (auto n = to_int(val)) {
+        if (*n < 0 || *n > kMax) return kBadGpus;
         typed += *n;
+        if (typed > kMax) return kBadGpus;
         any_typed = true;
       }
     }
@@ -268,6 +277,7 @@ struct Aligner {
 
 TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOptions& opts) {
   JobBuilder b(path, Format::Sacct, opts);
+  b.allow_duplicate_ids();
   std::vector<std::string_view> lines;
   {
     LineCursor cur(buf);
@@ -418,17 +428,26 @@ TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOp
     jb.runtime_s = end - start;
 
     int64_t gpus = -1;
-    if (c_alloc_tres >= 0 && !trim(col[c_alloc_tres]).empty()) gpus = std::max<int64_t>(0, tres_gpus(col[c_alloc_tres]));
+    if (c_alloc_tres >= 0 && !trim(col[c_alloc_tres]).empty()) gpus = tres_gpus(col[c_alloc_tres]);
     else if (c_req_tres >= 0) gpus = tres_gpus(col[c_req_tres]);
+    if (gpus == kBadGpus)
+      fail(path, line_no, "a gres/gpu count is negative or past 2147483647; expected a GPU count in [0, 2147483647]");
     jb.gpus = static_cast<int32_t>(std::max<int64_t>(0, gpus));
+    constexpr int64_t kI32 = std::numeric_limits<int32_t>::max();
     auto int_col = [&](int c) -> int64_t {
       if (c < 0) return 0;
       auto v = to_int(col[c]);
       return v ? *v : 0;
     };
-    jb.nodes = static_cast<int32_t>(int_col(c_nodes));
-    jb.cpus = static_cast<int32_t>(int_col(c_cpus));
-    jb.priority = static_cast<int32_t>(std::min<int64_t>(int_col(c_prio), std::numeric_limits<int32_t>::max()));
+    auto count_col = [&](int c) -> int32_t {
+      const int64_t v = int_col(c);
+      if (v < 0 || v > kI32)
+        fail(path, line_no, fmt::format("column {} is {}; expected a count in [0, 2147483647]", h.names[c], v));
+      return static_cast<int32_t>(v);
+    };
+    jb.nodes = count_col(c_nodes);
+    jb.cpus = count_col(c_cpus);
+    jb.priority = static_cast<int32_t>(std::clamp<int64_t>(int_col(c_prio), -kI32, kI32));
 
     jb.time_limit_s = JobBuilder::kUnknownLimit;
     const std::string_view lim = c_limit >= 0 ? trim(col[c_limit]) : std::string_view();
@@ -445,7 +464,7 @@ TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOp
     if (c_account >= 0) jb.account = b.intern(trim(col[c_account]));
     if (c_part >= 0) jb.partition = b.intern(trim(col[c_part]));
     if (c_qos >= 0) jb.qos = b.intern(trim(col[c_qos]));
-    b.add(jb);
+    b.add(jb, line_no);
   }
   return b.finish(/*shift_epoch=*/true);
 }

@@ -21,8 +21,10 @@
 // Header lines `; Key: Value` go to report.header (repeated keys joined with " | ").
 // Every field is parsed as a number (floats in integer fields are rounded); anything else is an
 // InputError naming file:line and the field.
+#include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -102,13 +104,16 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
       fail(path, cur.line_no(), fmt::format("{} fields; expected the 18 whitespace-separated SWF fields", f.size()));
     for (int i = 0; i < 18; ++i) {
       auto d = to_double(f[i]);
-      if (!d || !std::isfinite(*d))
+      // Ids, counts and labels are rounded to integers: past 2^53 that rounding is meaningless.
+      if (!d || !std::isfinite(*d) || std::fabs(*d) > 9e15)
         fail(path, cur.line_no(),
-             fmt::format("field {} ({}) is '{}'; expected a number (-1 = unknown)", i + 1, kSwfFieldNames[i], f[i]));
+             fmt::format("field {} ({}) is '{}'; expected a number within +-9e15 (-1 = unknown)", i + 1,
+                         kSwfFieldNames[i], f[i]));
       v[i] = *d;
     }
     b.row();
     const double submit = v[1], wait = v[2], run = v[3];
+
     const int status = static_cast<int>(std::llround(v[10]));
     if (status < -1 || status > 5)
       fail(path, cur.line_no(), fmt::format("status (field 11) is {}; expected -1, 0, 1, 2, 3, 4 or 5", f[10]));
@@ -138,6 +143,9 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
     j.submit_s = submit;
     j.runtime_s = run;
     j.recorded_start_s = wait >= 0 ? submit + wait : -1;
+    if (std::llround(procs) * opts.gpus_per_proc > std::numeric_limits<int32_t>::max())
+      fail(path, cur.line_no(), fmt::format("{} procs x {} GPUs per proc; expected at most {} GPUs per job",
+                                            std::llround(procs), opts.gpus_per_proc, std::numeric_limits<int32_t>::max()));
     j.gpus = static_cast<int32_t>(std::llround(procs) * opts.gpus_per_proc);
     j.nodes = 0;
     j.time_limit_s = v[8] > 0 ? v[8] : JobBuilder::kUnknownLimit;
@@ -145,8 +153,10 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
     j.account = groups.get(b, v[12]);
     j.qos = queues.get(b, v[14]);
     j.partition = parts.get(b, v[15]);
-    b.add(j);
+    b.add(j, cur.line_no());
   }
+  // An empty (or header-only) file replays as an empty night: almost surely a wrong or cut file.
+  if (b.report().rows == 0) fail(path, std::max<size_t>(1, cur.line_no()), "no job records; expected lines of the 18 SWF fields");
   return b.finish(/*shift_epoch=*/false);
 }
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
 #include "traces/readers.hpp"
 #include "traces/trace.hpp"
 
@@ -61,6 +62,7 @@ TraceData read_trace(const std::string& path, Format format, const ReadOptions& 
   if (opts.gpus_per_proc <= 0)
     throw InputError(path, "", "gpus_per_proc is " + std::to_string(opts.gpus_per_proc) + "; expected >= 1");
   const std::string buf = read_whole_file(path);  // one read; readers work on views into it
+  io::check_utf8(buf, path);
   switch (format) {
     case Format::Swf: return detail::read_swf(path, buf, opts);
     case Format::Helios: return detail::read_helios(path, buf, opts);

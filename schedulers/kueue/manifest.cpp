@@ -1,11 +1,13 @@
 #include "schedulers/kueue/manifest.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
 #include <set>
+#include <sstream>
 
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
@@ -82,17 +84,20 @@ struct Ctx {
   double quantity(const YAML::Node& n, const std::string& path) {
     if (!n.IsScalar()) fail(n, path + " must be a quantity (e.g. 8, 500m, 64Gi)");
     double v;
-    if (!parse_quantity(n.as<std::string>(), v) || v < 0)
+    if (!parse_quantity(n.as<std::string>(), v) || !std::isfinite(v) || v < 0)
       fail(n, path + " is '" + n.as<std::string>() + "'; expected a non-negative quantity (e.g. 8, 500m, 64Gi)");
     return v;
   }
   double number(const YAML::Node& n, const std::string& path) {
     if (!n.IsScalar()) fail(n, path + " must be a number");
+    double v = 0;
     try {
-      return n.as<double>();
+      v = n.as<double>();
     } catch (const YAML::Exception&) {
       fail(n, path + " is '" + n.as<std::string>() + "'; expected a number");
     }
+    if (!std::isfinite(v)) fail(n, path + " is '" + n.as<std::string>() + "'; expected a finite number");  // .nan, .inf
+    return v;
   }
   int32_t integer(const YAML::Node& n, const std::string& path) {
     if (!n.IsScalar()) fail(n, path + " must be an integer");
@@ -313,14 +318,53 @@ struct Ctx {
 
 }  // namespace
 
+namespace {
+
+// yaml-cpp 0.7's LoadAll never returns on some malformed streams (a lone ",": the parser yields
+// an empty document forever without consuming input; jbeder/yaml-cpp#1040, fixed upstream by
+// #1319 after 0.7). A first pass with an event handler that does nothing counts documents: a
+// real stream has at most one per byte (each needs a "---" or content), so more means the
+// parser is stuck, and the text is reported as malformed instead of hanging.
+class CountOnly : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+void check_terminates(const std::string& text, const std::string& display) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  CountOnly h;
+  for (size_t docs = 0; parser.HandleNextDocument(h);)
+    if (++docs > text.size() + 1)
+      throw InputError(display, "1", "YAML syntax error: the parser makes no progress (a stray ',' or flow "
+                                     "indicator outside a flow collection?); expected YAML documents");
+}
+
+}  // namespace
+
 void load_manifest_text(const std::string& text, const std::string& display, Manifests& out) {
+  io::check_utf8(text, display);
   Ctx ctx{display, out};
   std::vector<YAML::Node> docs;
   try {
+    check_terminates(text, display);
     docs = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     throw InputError(display, std::to_string(e.mark.line + 1), "YAML syntax error: " + e.msg);
   }
+  // A manifest file that declares nothing is a wrong path or an emptied file, not a cluster
+  // without queues.
+  bool any = false;
+  for (const auto& d : docs) any = any || (d && !d.IsNull());
+  if (!any) throw InputError(display, "1", "no YAML documents; expected Kueue objects (ResourceFlavor, ClusterQueue, ...)");
   try {
     for (const auto& d : docs) ctx.doc(d);
   } catch (const YAML::Exception& e) {  // conversions we did not anticipate

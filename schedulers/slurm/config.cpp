@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <limits>
+#include <unordered_set>
 #include <map>
 #include <sstream>
 
@@ -11,6 +13,7 @@
 
 #include "sim/core/cluster.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
 
 namespace floorsim::slurm {
 namespace {
@@ -157,10 +160,17 @@ double to_num(const std::string& v, const std::string& key, const std::string& f
   try {
     size_t pos = 0;
     const double x = std::stod(v, &pos);
-    if (pos == v.size()) return x;
+    if (pos == v.size() && std::isfinite(x)) return x;  // stod takes "nan" and "inf"
   } catch (...) {
   }
   bad(file, ln, fmt::format("{}={} is not a number; expected a number", key, v));
+}
+
+// PriorityWeight*: unsigned 32-bit in Slurm.
+double to_weight(const std::string& v, const std::string& key, const std::string& file, int ln) {
+  const double x = to_num(v, key, file, ln);
+  if (x < 0 || x > 4294967295.0) bad(file, ln, fmt::format("{}={} is out of range; expected a weight in [0, 4294967295]", key, v));
+  return x;
 }
 
 double to_time(const std::string& v, const std::string& key, const std::string& file, int ln) {
@@ -254,8 +264,17 @@ void sched_parameters(const std::string& v, SlurmConfig& cfg, const std::string&
   }
 }
 
+// A count in slurm.conf: a whole number in [0, 2^31).
+int32_t to_count(const std::string& v, const std::string& key, const std::string& file, int ln) {
+  const int64_t x = to_int(v, key, file, ln);
+  if (x < 0 || x > std::numeric_limits<int32_t>::max())
+    bad(file, ln, fmt::format("{}={} is out of range; expected a count in [0, 2147483647]", key, v));
+  return static_cast<int32_t>(x);
+}
+
 void node_line(const std::vector<std::pair<std::string, std::string>>& kv, SlurmConfig& cfg, NodeDef& defaults,
-               const std::string& file, int ln, std::vector<std::string>& ignored) {
+               const std::string& file, int ln, std::vector<std::string>& ignored,
+               std::unordered_set<std::string>& seen) {
   NodeDef d = defaults;
   for (size_t i = 1; i < kv.size(); ++i) {
     const std::string k = lower(kv[i].first);
@@ -269,12 +288,15 @@ void node_line(const std::vector<std::pair<std::string, std::string>>& kv, Slurm
         auto parts = split_outside_quotes(t, ':');
         if (parts.empty() || lower(parts[0]) != "gpu") continue;
         if (parts.size() < 2) bad(file, ln, fmt::format("Gres={} has no count; expected gpu:N or gpu:TYPE:N", v));
-        d.gpus += static_cast<int32_t>(to_int(parts.back(), "Gres", file, ln));
+        const int64_t sum = int64_t{d.gpus} + to_count(parts.back(), "Gres", file, ln);
+        if (sum > std::numeric_limits<int32_t>::max())
+          bad(file, ln, fmt::format("Gres={} adds up to {} GPUs; expected at most 2147483647 per node", v, sum));
+        d.gpus = static_cast<int32_t>(sum);
       }
     } else if (k == "cpus" || k == "procs") {
-      d.cpus = static_cast<int32_t>(to_int(v, kv[i].first, file, ln));
+      d.cpus = to_count(v, kv[i].first, file, ln);
     } else if (k == "weight") {
-      d.weight = static_cast<int32_t>(to_int(v, kv[i].first, file, ln));
+      d.weight = to_count(v, kv[i].first, file, ln);
     } else if (k == "nodehostname" || k == "nodeaddr" || k == "port" || k == "realmemory" || k == "sockets" ||
                k == "corespersocket" || k == "threadspercore" || k == "state" || k == "boards" ||
                k == "socketsperboard" || k == "features" || k == "tmpdisk") {
@@ -288,6 +310,9 @@ void node_line(const std::vector<std::pair<std::string, std::string>>& kv, Slurm
     return;
   }
   for (const auto& name : to_nodes(kv[0].second, "NodeName", file, ln)) {
+    // slurmctld refuses a node defined twice; taking either definition would be a guess.
+    if (!seen.insert(name).second)
+      bad(file, ln, fmt::format("node {} is already defined; expected each NodeName once", name));
     NodeDef nd = d;
     nd.name = name;
     cfg.nodes.push_back(nd);
@@ -332,7 +357,9 @@ bool parse_time_s(const std::string& in, double& out_s) {
   }
   if (s.empty()) return false;
   auto digits = [](const std::string& t) {
-    return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    // At most 15 digits: exact in a double, and std::stod cannot throw out_of_range.
+    return !t.empty() && t.size() <= 15 &&
+           std::all_of(t.begin(), t.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
   };
   double days = 0;
   std::string rest = s;
@@ -370,11 +397,15 @@ bool parse_time_s(const std::string& in, double& out_s) {
 void read_slurm_conf(const std::string& path, SlurmConfig& cfg) { read_slurm_conf_text(read_all(path), path, cfg); }
 
 void read_slurm_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
+  io::check_utf8(text, file);
+  std::unordered_set<std::string> seen_nodes;  // within this file
+  bool any_line = false;
   std::vector<std::string> ignored;
   NodeDef node_defaults;
   Partition part_defaults;
   bool priority_type_set = false;
   for (const auto& L : logical_lines(text)) {
+    any_line = true;
     const int ln = L.number;
     auto kv = kv_tokens(L.text, file, ln);
     if (kv.empty()) continue;
@@ -384,7 +415,7 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
       continue;
     }
     if (first == "nodename") {
-      node_line(kv, cfg, node_defaults, file, ln, ignored);
+      node_line(kv, cfg, node_defaults, file, ln, ignored, seen_nodes);
       continue;
     }
     if (first == "partitionname") {
@@ -427,12 +458,12 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
         if (std::find(std::begin(kOk), std::end(kOk), u) == std::end(kOk))
           bad(file, ln, fmt::format("PriorityUsageResetPeriod={}; expected NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY", v));
         pr.usage_reset_period = u;
-      } else if (k == "priorityweightage") pr.weight_age = to_num(v, key, file, ln);
-      else if (k == "priorityweightfairshare") pr.weight_fairshare = to_num(v, key, file, ln);
-      else if (k == "priorityweightjobsize") pr.weight_jobsize = to_num(v, key, file, ln);
-      else if (k == "priorityweightpartition") pr.weight_partition = to_num(v, key, file, ln);
-      else if (k == "priorityweightqos") pr.weight_qos = to_num(v, key, file, ln);
-      else if (k == "priorityweightassoc") pr.weight_assoc = to_num(v, key, file, ln);
+      } else if (k == "priorityweightage") pr.weight_age = to_weight(v, key, file, ln);
+      else if (k == "priorityweightfairshare") pr.weight_fairshare = to_weight(v, key, file, ln);
+      else if (k == "priorityweightjobsize") pr.weight_jobsize = to_weight(v, key, file, ln);
+      else if (k == "priorityweightpartition") pr.weight_partition = to_weight(v, key, file, ln);
+      else if (k == "priorityweightqos") pr.weight_qos = to_weight(v, key, file, ln);
+      else if (k == "priorityweightassoc") pr.weight_assoc = to_weight(v, key, file, ln);
       else if (k == "priorityfavorsmall") pr.favor_small = to_bool(v, key, file, ln);
       else if (k == "priorityweighttres") {
         for (auto& item : split_outside_quotes(v, ',')) {
@@ -485,6 +516,8 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
     }
   }
   (void)priority_type_set;
+  // An explicitly named slurm.conf with no settings is a wrong path or an emptied file.
+  if (!any_line) bad(file, 1, "no settings; expected slurm.conf lines (Key=Value ...)");
   if (!ignored.empty()) {
     std::string w = file + ": ignored keys not modelled by the slurm model:";
     for (size_t i = 0; i < ignored.size(); ++i) w += (i ? ", " : " ") + ignored[i];
@@ -495,6 +528,8 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
 void read_sacctmgr_dump(const std::string& path, SlurmConfig& cfg) { read_sacctmgr_dump_text(read_all(path), path, cfg); }
 
 void read_sacctmgr_dump_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
+  io::check_utf8(text, file);
+  std::unordered_set<std::string> seen_qos;  // within this file (a dump may override inline QOS)
   std::istringstream in(text);
   std::string raw;
   int ln = 0;
@@ -596,6 +631,8 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
         } else if (k == "description") continue;
         else ignored.push_back("QOS:" + key);
       }
+      if (!seen_qos.insert(name).second)
+        bad(file, ln, fmt::format("QOS '{}' appears twice in this dump; expected each QOS once", name));
       bool replaced = false;
       for (auto& e : cfg.qos)
         if (e.name == name) e = q, replaced = true;
@@ -614,6 +651,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
 void read_topology_conf(const std::string& path, SlurmConfig& cfg) { read_topology_conf_text(read_all(path), path, cfg); }
 
 void read_topology_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
+  io::check_utf8(text, file);
   for (const auto& L : logical_lines(text)) {
     auto kv = kv_tokens(L.text, file, L.number);
     if (kv.empty()) continue;
@@ -649,6 +687,7 @@ void read_topology_conf_text(const std::string& text, const std::string& file, S
 void read_gres_conf(const std::string& path, SlurmConfig& cfg) { read_gres_conf_text(read_all(path), path, cfg); }
 
 void read_gres_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
+  io::check_utf8(text, file);
   // NodeName=n[1-8] Name=gpu [Type=a100] Count=8 | File=/dev/nvidia[0-7]. A line without
   // NodeName applies to every node; AutoDetect lines are ignored.
   for (const auto& L : logical_lines(text)) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "sim/app/changes.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
+#include "sim/core/json_errors.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace.hpp"
 
@@ -102,7 +104,7 @@ std::shared_ptr<const ObjectSpec> engine_spec() {
               number("horizon_s", nullptr, "stop the simulation at this time (null = run to completion)").at_least(0).in_unit("s").or_null(),
               number("sched_interval_s", 0.0, "periodic scheduler pass while jobs wait (0 = on events only)").at_least(0).in_unit("s"),
               number("requeue_delay_s", 0.0, "a requeued job may restart only after this delay").at_least(0).in_unit("s"),
-              boolean("check_invariants", false, "verify allocation invariants after every timestamp (slow)")});
+              boolean("check_invariants", false, "verify engine invariants after every event (sim/core/invariants.hpp)")});
 }
 
 std::shared_ptr<const ObjectSpec> failure_spec() {
@@ -274,9 +276,67 @@ json scenario_schema() {
   return schema;
 }
 
+namespace {
+
+// A key given twice in one object: nlohmann keeps the last silently, which would hide an edit
+// (two "cluster" blocks, the first one ignored). Tracks keys per open object and the JSON
+// pointer of the current position, through the parser's callback.
+class DuplicateKeyCheck {
+ public:
+  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
+  bool operator()(int /*depth*/, json::parse_event_t ev, json& parsed) {
+    using E = json::parse_event_t;
+    switch (ev) {
+      case E::object_start: frames_.push_back({true, {}, {}, 0}); break;
+      case E::array_start: frames_.push_back({false, {}, {}, 0}); break;
+      case E::key: {
+        Frame& f = frames_.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second)
+          throw InputError(file_, pointer(), "key \"" + f.key + "\" appears twice in this object; expected each key once");
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        frames_.pop_back();
+        value_done();
+        break;
+      case E::value: value_done(); break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool object;
+    std::set<std::string> keys;
+    std::string key;  // objects: the current key
+    size_t index;     // arrays: the current element
+  };
+  void value_done() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+  }
+  std::string pointer() const {
+    std::string p;
+    for (const auto& f : frames_) {
+      p += "/";
+      if (!f.object) {
+        p += std::to_string(f.index);
+        continue;
+      }
+      for (char c : f.key) p += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+    }
+    return p.empty() ? "/" : p;
+  }
+  const std::string& file_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 json parse_json_text(const std::string& text, const std::string& file) {
   try {
-    return json::parse(text);
+    return json::parse(text, DuplicateKeyCheck(file));
   } catch (const json::parse_error& e) {
     // Byte offset -> line number.
     size_t line = 1;
@@ -284,6 +344,9 @@ json parse_json_text(const std::string& text, const std::string& file) {
     std::string what = e.what();
     if (auto p = what.find("parse error"); p != std::string::npos) what = what.substr(p);
     throw InputError(file, std::to_string(line), "invalid JSON (" + what + "); expected a JSON document");
+  } catch (const json::out_of_range& e) {  // a number beyond a double ("1e400")
+    throw InputError(file, std::to_string(json_overflow_line(text, e.what())),
+                     "number out of range; expected a number a double can hold");
   }
 }
 
@@ -408,10 +471,17 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
                        {"jobs", data.report.jobs}, {"skipped", data.report.skipped}, {"adjusted", data.report.adjusted}};
   }
   const json& inl = wl.contains("jobs") ? wl["jobs"] : json::array();
+  std::map<int64_t, size_t> explicit_ids;  // id -> first index: a repeated id is an error, not a guess
   for (size_t i = 0; i < inl.size(); ++i) {
     const json& j = inl[i];
     JobSpec js;
     js.id = j["id"].is_null() ? static_cast<int64_t>(w.jobs.size() + 1) : j["id"].get<int64_t>();
+    if (!j["id"].is_null()) {
+      if (auto [it, fresh] = explicit_ids.emplace(js.id, i); !fresh)
+        throw InputError(file, "/workload/jobs/" + std::to_string(i) + "/id",
+                         "job id " + std::to_string(js.id) + " is also /workload/jobs/" + std::to_string(it->second) +
+                             "/id; expected unique job ids");
+    }
     js.submit_s = j["submit_s"];
     js.runtime_s = j["runtime_s"];
     js.time_limit_s = j["time_limit_s"].is_null() ? js.runtime_s : j["time_limit_s"].get<double>();

@@ -41,7 +41,7 @@ int verb_run(const Args& args) {
   bool check = false, quiet = false;
   opts.add_options()("scenario", po::value(&scenario)->required(), "scenario JSON file")
       ("out,o", po::value(&out)->default_value("out"), "output directory (replaced atomically)")
-      ("check-invariants", po::bool_switch(&check)->default_value(false), "verify engine invariants after every timestamp (slow)")
+      ("check-invariants", po::bool_switch(&check)->default_value(false), "verify engine invariants after every event (sim/core/invariants.hpp)")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print nothing on success");
   po::positional_options_description pos;
   pos.add("scenario", 1);

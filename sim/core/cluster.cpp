@@ -108,9 +108,13 @@ std::vector<std::string> expand_hostlist(const std::string& list) {
         if (a.empty() || b.empty()) bad("empty range bound");
         for (char ch : a + b)
           if (!std::isdigit(static_cast<unsigned char>(ch))) bad("non-digit in range");
+        if (a.size() > 18 || b.size() > 18) bad("range bound too long");
         const long lo = std::stol(a), hi = std::stol(b);
         if (hi < lo) bad("descending range");
-        if (hi - lo > 1000000) bad("range too large");
+        // Bounds the whole list, not each range: "n[0-99999,0-99999,...]" must not exhaust memory
+        // (100,000 names is far past any real cluster).
+        if (hi - lo >= 100000 || out.size() + static_cast<size_t>(hi - lo + 1) > 100000)
+          bad("more than 100,000 names");
         for (long v = lo; v <= hi; ++v)
           out.push_back(prefix + fmt::format("{:0{}}", v, static_cast<int>(a.size())) + suffix);
         p = c + 1;

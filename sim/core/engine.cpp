@@ -39,6 +39,7 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
     frac_alloc_milli_.assign(wl_.strings.size(), 0);
     frac_demand_milli_.assign(wl_.strings.size(), 0);
   }
+  if (cfg_.check_invariants) inv_ = std::make_unique<InvariantChecker>(*this);
 }
 
 // A class's packed jobs are charged to the ledger as the ceiling of their summed share (four
@@ -64,6 +65,8 @@ void Engine::release_slot(JobIdx j) {
   r.gpu_slot = -1;
 }
 
+Engine::~Engine() = default;
+
 void Engine::add_node_events(std::vector<NodeEvent> events) {
   for (auto& e : events) {
     if (e.node >= cluster_.nodes()) throw std::out_of_range("node event for unknown node");
@@ -83,7 +86,10 @@ void Engine::add_policy_changes(std::span<const PolicyChange> changes, ChangeGat
   for (size_t i = 0; i < changes.size(); ++i) push(changes[i].at_s, EventKind::Change, static_cast<uint32_t>(i));
 }
 
-void Engine::push(SimTime t, EventKind k, uint32_t a, uint32_t b) { events_.push({t, k, seq_++, a, b}); }
+void Engine::push(SimTime t, EventKind k, uint32_t a, uint32_t b) {
+  if (inv_) inv_->on_push(t);
+  events_.push({t, k, seq_++, a, b});
+}
 
 Snapshot Engine::snapshot() const {
   Snapshot s;
@@ -119,6 +125,7 @@ void Engine::run() {
     if (next_submit_ < jobs.size()) t = std::min(t, jobs[next_submit_].submit_s);
     if (t == kNever || t > cfg_.horizon_s) break;
     if (t < now_) throw std::logic_error("event in the past");
+    if (inv_) inv_->advance(t);
     ledger_.advance(t);
     now_ = t;
 
@@ -128,21 +135,24 @@ void Engine::run() {
       Event ev = events_.top();
       events_.pop();
       handle(ev);
+      if (inv_) inv_->after_event("an event");
     }
     // 5: submissions at t.
     while (next_submit_ < jobs.size() && jobs[next_submit_].submit_s == t) {
       submit(static_cast<JobIdx>(next_submit_++));
+      if (inv_) inv_->after_event("a submission");
     }
     // 6: wake-ups.
     while (!events_.empty() && events_.top().time_s == t) {
       Event ev = events_.top();
       events_.pop();
       handle(ev);
+      if (inv_) inv_->after_event("an event");
     }
     if (need_pass_) pass();
     ledger_.record(now_);
-    if (cfg_.check_invariants) check_invariants();
   }
+  if (inv_) check_invariants();  // the full sweep, once: the incremental checks' bookkeeping agrees
   // Whatever never started is reported as such.
   for (size_t i = pending_head_; i < pending_.size(); ++i) {
     const JobIdx j = pending_[i];
@@ -184,6 +194,7 @@ void Engine::submit(JobIdx j) {
   JobRun& r = runs_[j];
   r.eligible_s = now_;
   r.queued_s = now_;
+  if (inv_) inv_->touch(j);
   enqueue(j);
   ledger_demand(wl_.jobs[j], +1);
   notify(JobEvent::Kind::Submitted, j);
@@ -191,7 +202,11 @@ void Engine::submit(JobIdx j) {
 }
 
 void Engine::enqueue(JobIdx j) {
+  if (inv_) inv_->touch(j);
   runs_[j].state = JobState::Pending;
+  // Started and stopped within one batch of decisions: its old entry is still in pending_,
+  // marked removed. Drop it first, or clearing the mark would bring it back (queued twice).
+  if (removed_[j]) compact_pending();
   removed_[j] = 0;
   // Keep (queued_s, id) order. New submissions and requeues arrive with queued_s = now, which
   // is never earlier than anything queued, so this is an append except for resumed suspensions.
@@ -264,6 +279,7 @@ void Engine::apply(const Decisions& d) {
     JobRun& r = runs_[it.job];
     if (it.kind == Decisions::Kind::Start) {
       start_job(it.job, d.shares(it), it.limit_override_s, it.gpu);
+      if (inv_) inv_->after_event("a start decision");
       continue;
     }
     // Preemption (or cancellation of a pending job).
@@ -271,6 +287,7 @@ void Engine::apply(const Decisions& d) {
       remove_pending(it.job);
       ledger_demand(wl_.jobs[it.job], -1);
       finish_job(it.job, JobState::Cancelled);
+      if (inv_) inv_->after_event("a cancel decision");
       continue;
     }
     if (r.state != JobState::Running)
@@ -292,6 +309,7 @@ void Engine::apply(const Decisions& d) {
     } else {
       stop_job(it.job, how);
     }
+    if (inv_) inv_->after_event("a preempt decision");
   }
   compact_pending();
 }
@@ -361,6 +379,7 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   ++stats_.starts;
   ledger_alloc(js, +1);
   push(r.planned_end_s, EventKind::End, j, r.epoch);
+  if (inv_) inv_->on_start(j);
   notify(JobEvent::Kind::Started, j, JobState::Running);
 }
 
@@ -368,6 +387,7 @@ void Engine::stop_job(JobIdx j, StopKind how) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
   const double weight = gpu_weight(j);
+  if (inv_) inv_->on_release(j);
   if (r.gpu_slot >= 0) {
     release_slot(j);
   } else {
@@ -418,8 +438,10 @@ void Engine::stop_job(JobIdx j, StopKind how) {
 void Engine::finish_job(JobIdx j, JobState s) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
+  if (inv_) inv_->touch(j);
   if (r.state == JobState::Running) {
     r.alloc_gpu_s += (now_ - r.start_s) * gpu_weight(j);
+    if (inv_) inv_->on_release(j);
     if (r.gpu_slot >= 0) {
       release_slot(j);
     } else {
@@ -442,6 +464,7 @@ void Engine::finish_job(JobIdx j, JobState s) {
 
 void Engine::node_event(const NodeEvent& ne) {
   const NodeIdx n = ne.node;
+  if (inv_) inv_->touch_node(n);
   if (ne.up) {
     if (node_up_[n]) return;
     node_up_[n] = 1;

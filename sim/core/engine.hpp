@@ -15,11 +15,13 @@
 // decisions created events at the same timestamp (zero-length jobs), the loop repeats at it.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <set>
 #include <vector>
 
 #include "sim/core/cluster.hpp"
+#include "sim/core/invariants.hpp"
 #include "sim/core/job_state.hpp"
 #include "sim/core/metrics.hpp"
 #include "sim/core/runtime_model.hpp"
@@ -33,7 +35,7 @@ struct EngineConfig {
   SimTime horizon_s = kNever;      // stop processing events after this time
   SimTime sched_interval_s = 0;    // periodic pass while jobs are pending (0 = event-driven only)
   SimTime requeue_delay_s = 0;     // requeued jobs may start again only after this delay
-  bool check_invariants = false;   // verify allocation and state invariants after every timestamp
+  bool check_invariants = false;   // verify allocation and state invariants after every event (invariants.hpp)
   bool keep_timeline = true;       // record per-class timeline rows
 };
 
@@ -74,6 +76,7 @@ class Engine {
   // `floors` is indexed by class StrId (GPUs guaranteed to that class; used for metrics).
   Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler& scheduler,
          EngineConfig config, std::vector<int32_t> floors = {});
+  ~Engine();
 
   void add_node_events(std::vector<NodeEvent> events);  // before run()
   // Optional: stretches runtimes at start (fabric contention). Not owned; before run().
@@ -94,6 +97,7 @@ class Engine {
   SimTime now() const { return now_; }
 
  private:
+  friend class InvariantChecker;
   enum class EventKind : uint8_t { End = 0, Stop = 1, Node = 2, Change = 3, Wake = 5 };  // 4 = submit (cursor)
   struct Event {
     SimTime time_s;
@@ -189,6 +193,7 @@ class Engine {
   double gpu_weight(JobIdx j) const {
     return runs_[j].gpu_slot >= 0 ? wl_.jobs[j].gpu_milli / 1000.0 : wl_.jobs[j].gpus;
   }
+  std::unique_ptr<InvariantChecker> inv_;  // only with check_invariants (null: hooks cost a branch)
 };
 
 }  // namespace floorsim

@@ -3,6 +3,7 @@
 // never leaves a partial file or directory behind.
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace floorsim::io {
 
@@ -11,6 +12,10 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
 
 // Reads a whole file; throws InputError(path, "", "cannot read ...") when it cannot.
 std::string read_file(const std::filesystem::path& path);
+
+// Text inputs must be UTF-8: names read from them end up in JSON outputs, which cannot hold
+// other bytes. Throws InputError(file, LINE, ...) at the first byte that is not UTF-8.
+void check_utf8(std::string_view text, const std::string& file);
 
 // A directory that appears only when commit() is called. Until then files go into a hidden
 // temporary sibling (`.DIR.tmp-<pid>`), which the destructor removes if commit() never ran.

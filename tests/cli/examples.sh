@@ -1,24 +1,39 @@
 #!/usr/bin/env bash
-# Every shipped scenario runs, and twice gives byte-identical files. Small ones also run with
-# --check-invariants (engine invariants after every timestamp), which must not change outputs.
+# Determinism and invariants over every shipped example: each scenario runs once with one
+# OpenMP thread and once with two under --check-invariants (engine invariants after every
+# event, sim/core/invariants.hpp), and the two runs must give byte-identical files (so neither
+# the thread count nor the checker changes outputs); each fabric example likewise.
 set -euo pipefail
 FS="$1"
 SRC="${FLOORSIM_SOURCE_DIR:?}"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 n=0
+same_dirs() {  # same_dirs A B WHAT: every file byte-identical, same file set
+  local a="$1" b="$2" what="$3"
+  [ "$(cd "$a" && find . -type f | sort)" = "$(cd "$b" && find . -type f | sort)" ] \
+    || { echo "FAIL: $what: runs wrote different file sets" >&2; exit 1; }
+  while IFS= read -r f; do
+    cmp -s "$a/$f" "$b/$f" || { echo "FAIL: $what: $f differs between 1 and 2 threads / runs" >&2; exit 1; }
+  done < <(cd "$a" && find . -type f)
+}
 for f in "$SRC"/examples/*.json "$SRC"/examples/slurm-quant/scenario.json "$SRC"/examples/kai-quant/scenario.json; do
   case "$f" in
-    *kth-*|*pai-openb*) [ -f "$SRC/../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf" ] || continue; extra="" ;;
-    *) extra="--check-invariants" ;;
+    *kth-*|*pai-openb*) [ -f "$SRC/../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf" ] || continue ;;
   esac
-  "$FS" run "$f" --out "$T/a" -q 2>/dev/null
-  "$FS" run "$f" --out "$T/b" -q $extra 2>/dev/null
-  for out in metrics.json jobs.csv timeline.csv scenario.resolved.json; do
-    [ -f "$T/a/$out" ] || continue
-    cmp -s "$T/a/$out" "$T/b/$out" || { echo "FAIL: $f: $out differs between runs" >&2; exit 1; }
-  done
+  rm -rf "$T/a" "$T/b"
+  OMP_NUM_THREADS=1 "$FS" run "$f" --out "$T/a" -q 2>/dev/null
+  OMP_NUM_THREADS=2 "$FS" run "$f" --out "$T/b" -q --check-invariants 2>/dev/null \
+    || { echo "FAIL: $f: --check-invariants run failed" >&2; "$FS" run "$f" --out "$T/c" -q --check-invariants; exit 1; }
+  same_dirs "$T/a" "$T/b" "$f"
   n=$((n + 1))
 done
-[ "$n" -ge 10 ] || { echo "FAIL: only $n examples ran" >&2; exit 1; }
-echo "examples.sh: $n examples ran twice with byte-identical outputs"
+for f in "$SRC"/examples/fabric/*.json; do
+  rm -rf "$T/a" "$T/b"
+  OMP_NUM_THREADS=1 "$FS" fabric "$f" --out "$T/a" >/dev/null 2>&1
+  OMP_NUM_THREADS=2 "$FS" fabric "$f" --out "$T/b" >/dev/null 2>&1
+  same_dirs "$T/a" "$T/b" "$f"
+  n=$((n + 1))
+done
+[ "$n" -ge 14 ] || { echo "FAIL: only $n examples ran" >&2; exit 1; }
+echo "examples.sh: $n examples gave byte-identical outputs with 1 and 2 threads, invariants held"

@@ -1,0 +1,114 @@
+// The reader fuzz targets (see targets.hpp). One row per reader.
+#include "tests/fuzz/targets.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "schedulers/kueue/manifest.hpp"
+#include "schedulers/registry.hpp"
+#include "schedulers/slurm/config.hpp"
+#include "sim/app/scenario.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
+#include "traces/readers.hpp"
+
+#ifndef FLOORSIM_SOURCE_DIR
+#define FLOORSIM_SOURCE_DIR "."
+#endif
+
+namespace floorsim::fuzz {
+namespace {
+
+const char* kFile = "fuzz-input";
+
+template <auto Reader>
+void trace(std::string_view data) {
+  traces::ReadOptions o;
+  io::check_utf8(data, kFile);  // as read_trace does before any reader
+  (void)Reader(kFile, data, o);
+}
+
+// Scenario JSON: parse, resolve, load (relative paths resolve against examples/, so the seeds'
+// traces and Slurm/Kueue files are read too) and build the scheduler model (reads its files).
+void scenario(std::string_view data) {
+  const std::string text(data);
+  app::json doc = app::parse_json_text(text, kFile);
+  app::Scenario sc = app::load_scenario(doc, kFile, FLOORSIM_SOURCE_DIR "/examples");
+  const SchedulerEntry* e = find_scheduler(sc.resolved["scheduler"]["type"]);
+  if (!e) throw std::logic_error("resolved scenario names an unknown scheduler");
+  SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+  (void)e->make(sc.resolved["scheduler"], ctx);
+}
+
+void slurm_conf(std::string_view data) {
+  slurm::SlurmConfig c;
+  slurm::read_slurm_conf_text(std::string(data), kFile, c);
+}
+void sacctmgr(std::string_view data) {
+  slurm::SlurmConfig c;
+  slurm::read_sacctmgr_dump_text(std::string(data), kFile, c);
+}
+// topology.conf and gres.conf name nodes that slurm.conf declared.
+slurm::SlurmConfig four_nodes() {
+  slurm::SlurmConfig c;
+  slurm::read_slurm_conf_text("NodeName=n[1-4] Gres=gpu:4\nPartitionName=p Nodes=n[1-4] Default=YES\n", "base", c);
+  return c;
+}
+void topology(std::string_view data) {
+  slurm::SlurmConfig c = four_nodes();
+  slurm::read_topology_conf_text(std::string(data), kFile, c);
+}
+void gres(std::string_view data) {
+  slurm::SlurmConfig c = four_nodes();
+  slurm::read_gres_conf_text(std::string(data), kFile, c);
+}
+void kueue(std::string_view data) {
+  kueue::Manifests m;
+  kueue::load_manifest_text(std::string(data), kFile, m);
+}
+
+constexpr Target kTargets[] = {
+    {"scenario", scenario, "examples/*.json examples/slurm-quant/scenario.json tests/cli/data/*.json"},
+    {"swf", trace<traces::detail::read_swf>, "tests/traces/data/swf_*.swf ../shared/traces/swf/*.swf"},
+    {"helios", trace<traces::detail::read_helios>, "tests/traces/data/helios_*.csv ../shared/traces/helios/*.csv"},
+    {"philly", trace<traces::detail::read_philly>, "tests/traces/data/philly_*.json ../shared/traces/philly/*.json"},
+    {"pai", trace<traces::detail::read_pai>, "tests/traces/data/pai_*.csv ../shared/traces/alibaba-pai/*/*.csv"},
+    {"sacct", trace<traces::detail::read_sacct>, "examples/traces/*.log tests/traces/data/sacct_*.log ../shared/traces/slurm-sacct/*.log"},
+    {"csv", trace<traces::detail::read_csv>, ""},  // seeds: tests/fuzz/seeds/csv (written by trace convert)
+    {"slurm_conf", slurm_conf, "examples/slurm-quant/slurm.conf"},
+    {"sacctmgr", sacctmgr, "examples/slurm-quant/quant.dump"},
+    {"topology", topology, ""},
+    {"gres", gres, ""},
+    {"kueue", kueue, ""},
+};
+
+}  // namespace
+
+std::span<const Target> targets() { return kTargets; }
+
+const Target* find_target(std::string_view name) {
+  for (const auto& t : kTargets)
+    if (name == t.name) return &t;
+  return nullptr;
+}
+
+bool run_one(const Target& t, std::string_view data) {
+  try {
+    t.run(data);
+    return true;
+  } catch (const InputError&) {
+    return true;  // the one accepted failure: bad input reported as such
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "fuzz %s: std::bad_alloc (a size taken from the input unchecked?)\n", t.name);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fuzz %s: unexpected exception: %s\n", t.name, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "fuzz %s: unexpected non-std exception\n", t.name);
+  }
+  return false;
+}
+
+}  // namespace floorsim::fuzz
