@@ -406,6 +406,7 @@ SweepSpec load_sweep(const json& doc, const std::string& file, const std::string
     if (!doc.contains("samples") || !doc["samples"].is_number_unsigned() || doc["samples"].get<size_t>() < 1)
       fail(file, "/samples", "expected an integer >= 1 (Latin hypercube points)");
     s.samples = doc["samples"].get<size_t>();
+    if (s.samples > 10'000'000) fail(file, "/samples", "more than 10 million points; expected at most 10000000 (as for a grid)");
     s.points = latin_hypercube(s.axes, s.samples, s.seed);
   }
 

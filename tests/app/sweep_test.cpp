@@ -105,6 +105,9 @@ TEST_CASE("sweep: bad sweep files name the sweep file and the axis pointer", "[s
   CHECK(error_of([] { sweep_of(R"({"base": "rehearse", "mode": "lhs", "axes": [{"pointer": "/seed", "min": 1, "max": 2}]})"); })
             .find("s.json:/samples") != std::string::npos);
   CHECK(error_of([] { sweep_of(R"({"axes": [{"pointer": "/seed", "values": [1]}]})"); }).find("s.json:/base") != std::string::npos);
+  // A Latin hypercube is capped like a grid (10 million points), before anything is allocated.
+  CHECK(error_of([] { sweep_of(R"({"base": "rehearse", "mode": "lhs", "samples": 1000000000000, "axes": [{"pointer": "/seed", "min": 1, "max": 2}]})"); })
+            .find("s.json:/samples: more than 10 million points") != std::string::npos);
 }
 
 TEST_CASE("sweep: shards are 0-based slices p mod N", "[sweep]") {

@@ -1,6 +1,7 @@
 // The reader fuzz targets (see targets.hpp). One row per reader.
 #include "tests/fuzz/targets.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -10,7 +11,10 @@
 #include "schedulers/kueue/manifest.hpp"
 #include "schedulers/registry.hpp"
 #include "schedulers/slurm/config.hpp"
+#include "sim/app/compare.hpp"
 #include "sim/app/scenario.hpp"
+#include "sim/app/sweep.hpp"
+#include "traces/synthetic.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 #include "traces/readers.hpp"
@@ -70,6 +74,23 @@ void kueue(std::string_view data) {
   kueue::load_manifest_text(std::string(data), kFile, m);
 }
 
+// Sweep files: the whole loader, every point validated through the scenario parser. Sweeps
+// over 64 points are skipped: validating millions of legitimate points is slow by design, and
+// the point-count caps themselves are tested in test_app.
+void sweep(std::string_view data) {
+  const app::json doc = app::parse_json_text(std::string(data), kFile);
+  if (doc.is_object() && doc.contains("samples") && doc["samples"].is_number() && doc["samples"].get<double>() > 64) return;
+  if (doc.is_object() && doc.contains("axes") && doc["axes"].is_array()) {
+    double points = 1;
+    for (const auto& ax : doc["axes"])
+      if (ax.is_object() && ax.contains("values") && ax["values"].is_array()) points *= std::max<size_t>(1, ax["values"].size());
+    if (points > 64) return;
+  }
+  (void)app::sweep::load_sweep(doc, kFile, FLOORSIM_SOURCE_DIR "/examples/sweeps");
+}
+void bands(std::string_view data) { (void)app::compare::parse_bands(app::parse_json_text(std::string(data), kFile), kFile); }
+void rate(std::string_view data) { (void)traces::read_rate_profile(kFile, data); }
+
 constexpr Target kTargets[] = {
     {"scenario", scenario, "examples/*.json examples/slurm-quant/scenario.json tests/cli/data/*.json"},
     {"swf", trace<traces::detail::read_swf>, "tests/traces/data/swf_*.swf ../shared/traces/swf/*.swf"},
@@ -82,7 +103,10 @@ constexpr Target kTargets[] = {
     {"sacctmgr", sacctmgr, "examples/slurm-quant/quant.dump"},
     {"topology", topology, ""},
     {"gres", gres, ""},
-    {"kueue", kueue, ""},
+    {"kueue", kueue, "examples/kai-quant/queues.yaml examples/kueue-quant/*.yaml"},
+    {"sweep", sweep, "examples/sweeps/*.json"},
+    {"bands", bands, "examples/ci/bands.json"},
+    {"rate", rate, "examples/traces/intraday_rate.csv"},
 };
 
 }  // namespace
