@@ -12,14 +12,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::shared_ptr<ObjectSpec> obj(std::string name, std::string doc, std::vector<Field> fields) {
-  auto s = std::make_shared<ObjectSpec>();
-  s->name = std::move(name);
-  s->doc = std::move(doc);
-  s->fields = std::move(fields);
-  return s;
-}
-
 std::shared_ptr<const ObjectSpec> person_spec() {
   return obj("person", "someone who asks for or signs off a change",
              {string("user", nullptr, "user name").must(),

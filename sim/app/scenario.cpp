@@ -22,14 +22,6 @@ using namespace cfg;
 
 namespace {
 
-std::shared_ptr<ObjectSpec> obj(std::string name, std::string doc, std::vector<Field> fields) {
-  auto s = std::make_shared<ObjectSpec>();
-  s->name = std::move(name);
-  s->doc = std::move(doc);
-  s->fields = std::move(fields);
-  return s;
-}
-
 std::shared_ptr<const ObjectSpec> node_group_spec() {
   return obj("node_group", "a group of identical nodes",
              {string("prefix", nullptr, "node name prefix; nodes are named prefix001, prefix002, ...").must(),

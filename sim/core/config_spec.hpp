@@ -56,6 +56,15 @@ struct ObjectSpec {
   std::function<void(const json& resolved, const std::string& pointer, const std::string& file)> check;
 };
 
+// An object spec built in one expression (callers may still set `check` or `open` after).
+inline std::shared_ptr<ObjectSpec> obj(std::string name, std::string doc, std::vector<Field> fields) {
+  auto s = std::make_shared<ObjectSpec>();
+  s->name = std::move(name);
+  s->doc = std::move(doc);
+  s->fields = std::move(fields);
+  return s;
+}
+
 // Field constructors.
 Field boolean(std::string key, bool def, std::string doc);
 Field integer(std::string key, json def, std::string doc);
