@@ -166,6 +166,15 @@ double to_num(const std::string& v, const std::string& key, const std::string& f
   bad(file, ln, fmt::format("{}={} is not a number; expected a number", key, v));
 }
 
+// A number that must lie in [lo, hi]: every value that is later cast to an integer or scaled
+// (minutes -> seconds) goes through here, so a huge value is an input error, not an overflow.
+double to_bounded(const std::string& v, const std::string& key, double lo, double hi, const std::string& file,
+                  int ln) {
+  const double x = to_num(v, key, file, ln);
+  if (x < lo || x > hi) bad(file, ln, fmt::format("{}={} is out of range; expected a number in [{}, {}]", key, v, lo, hi));
+  return x;
+}
+
 // PriorityWeight*: unsigned 32-bit in Slurm.
 double to_weight(const std::string& v, const std::string& key, const std::string& file, int ln) {
   const double x = to_num(v, key, file, ln);
@@ -248,18 +257,21 @@ void sched_parameters(const std::string& v, SlurmConfig& cfg, const std::string&
     const size_t eq = it.find('=');
     const std::string k = lower(it.substr(0, eq));
     const std::string val = eq == std::string::npos ? "" : it.substr(eq + 1);
-    auto num = [&] { return to_num(val, "SchedulerParameters:" + k, file, ln); };
+    // Ranges from slurm.conf(5) where it gives them (bf_window 1-43200 min, bf_resolution 1-3600 s,
+    // bf_interval up to 10800 s); counts are C ints in slurmctld.
+    auto num = [&](double lo, double hi) { return to_bounded(val, "SchedulerParameters:" + k, lo, hi, file, ln); };
+    auto count = [&] { return static_cast<int64_t>(num(0, std::numeric_limits<int32_t>::max())); };
     auto& s = cfg.sched;
-    if (k == "bf_window") s.bf_window_s = num() * 60;
-    else if (k == "bf_resolution") s.bf_resolution_s = num();
-    else if (k == "bf_interval") s.bf_interval_s = num();
-    else if (k == "bf_max_job_test" || k == "max_job_bf") s.bf_max_job_test = static_cast<int64_t>(num());
+    if (k == "bf_window") s.bf_window_s = num(1, 43200) * 60;
+    else if (k == "bf_resolution") s.bf_resolution_s = num(1, 3600);
+    else if (k == "bf_interval") s.bf_interval_s = num(1, 10800);
+    else if (k == "bf_max_job_test" || k == "max_job_bf") s.bf_max_job_test = count();
     else if (k == "bf_continue") s.bf_continue = true;
-    else if (k == "bf_max_job_user") s.bf_max_job_user = static_cast<int64_t>(num());
-    else if (k == "sched_interval") s.sched_interval_s = num();
-    else if (k == "default_queue_depth") s.default_queue_depth = static_cast<int64_t>(num());
+    else if (k == "bf_max_job_user") s.bf_max_job_user = count();
+    else if (k == "sched_interval") s.sched_interval_s = num(1, 86400);
+    else if (k == "default_queue_depth") s.default_queue_depth = count();
     else if (k == "assoc_limit_stop") s.assoc_limit_stop = true;
-    else if (k == "max_switch_wait") s.max_switch_wait_s = num();
+    else if (k == "max_switch_wait") s.max_switch_wait_s = num(0, 365 * 86400.0);
     else ignored.push_back("SchedulerParameters:" + k);
   }
 }
@@ -506,9 +518,9 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
         else if (l == "topology/block") cfg.topology = "block";
         else if (l == "topology/none" || l == "topology/default" || l == "topology/flat") cfg.topology = "none";
         else bad(file, ln, fmt::format("TopologyPlugin={}; expected topology/tree, topology/block or topology/flat", v));
-      } else if (k == "killwait") cfg.sched.kill_wait_s = to_num(v, key, file, ln);
-      else if (k == "resvoverrun") cfg.resv_over_run_s = lower(v) == "unlimited" ? kNever : to_num(v, key, file, ln) * 60;
-      else if (k == "overtimelimit") cfg.sched.over_time_limit_s = lower(v) == "unlimited" ? kNever : to_num(v, key, file, ln) * 60;
+      } else if (k == "killwait") cfg.sched.kill_wait_s = to_bounded(v, key, 0, 65533, file, ln);
+      else if (k == "resvoverrun") cfg.resv_over_run_s = lower(v) == "unlimited" ? kNever : to_bounded(v, key, 0, 65533, file, ln) * 60;
+      else if (k == "overtimelimit") cfg.sched.over_time_limit_s = lower(v) == "unlimited" ? kNever : to_bounded(v, key, 0, 65533, file, ln) * 60;
       else if (k == "selecttype" || k == "selecttypeparameters" || k == "gresTypes" || k == "grestypes" ||
                k == "slurmctldhost" || k == "controlmachine" || k == "authtype" || k == "credtype")
         continue;  // fixed by the model (cons_tres, whole GPUs) or irrelevant to scheduling
@@ -608,7 +620,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
       for (const auto& [key, v] : kv) {
         const std::string k = lower(key);
         if (k == "priority") q.priority = to_int(v, key, file, ln);
-        else if (k == "usagefactor") q.usage_factor = to_num(v, key, file, ln);
+        else if (k == "usagefactor") q.usage_factor = to_bounded(v, key, 0, 1e9, file, ln);
         else if (k == "grptres") q.grp_tres = to_tres(v, key, file, ln);
         else if (k == "grptresmins") q.grp_tres_mins = to_tres(v, key, file, ln);
         else if (k == "maxtresperuser" || k == "maxtresperu") q.max_tres_per_user = to_tres(v, key, file, ln);
@@ -619,7 +631,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
         else if (k == "preempt") q.preempt = to_list(v);
         else if (k == "preemptmode") q.preempt_mode = to_mode(v, key, file, ln);
         else if (k == "preemptexempttime") q.preempt_exempt_time_s = to_time(v, key, file, ln);
-        else if (k == "gracetime") q.grace_time_s = to_num(v, key, file, ln);
+        else if (k == "gracetime") q.grace_time_s = to_bounded(v, key, 0, 365 * 86400.0, file, ln);
         else if (k == "flags") {
           for (auto& f : to_list(lower(v))) {
             if (f == "denyonlimit") q.flags.deny_on_limit = true;
