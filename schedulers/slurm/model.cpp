@@ -264,7 +264,10 @@ class SlurmModel final : public Scheduler {
     return l;
   }
   void sort_queue(const Snapshot& v);
-  void build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
+  // busy_gpus (by node; empty = none) are GPUs held by running jobs into the window of the
+  // reservation named busy_name, which is being created or updated at run time (spec §6 IGNORE_JOBS).
+  void build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file,
+                          std::span<const int32_t> busy_gpus = {}, const std::string& busy_name = {});
   bool resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until);
   void adjusted(std::span<const int32_t> base, std::vector<int32_t>& out) const {
     out.resize(nn_);
@@ -660,7 +663,8 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   fs_dirty_ = true;
 }
 
-void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file) {
+void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file,
+                                    std::span<const int32_t> busy_gpus, const std::string& busy_name) {
   std::map<std::string, NodeIdx> node_index;
   for (size_t n = 0; n < nn_; ++n) node_index[cluster.node_names[n]] = static_cast<NodeIdx>(n);
   std::vector<uint8_t> taken(nn_, 0);
@@ -681,22 +685,30 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
                  : c.period == Reservation::Period::Daily ? 86400
                  : c.period == Reservation::Period::Weekly ? 7 * 86400 : 0;
     r.gpus.assign(nn_, 0);
+    // Made at run time without IGNORE_JOBS: GPUs of running jobs that would still run in its
+    // window are not available; listed nodes that are busy refuse the reservation, as
+    // `scontrol create reservation` answers "Requested nodes are busy" (scontrol(1) IGNORE_JOBS).
+    const bool check_busy = !busy_gpus.empty() && c.name == busy_name && !c.ignore_jobs;
+    auto busy = [&](size_t n) { return check_busy ? busy_gpus[n] : 0; };
     for (const auto& n : c.nodes) {
       auto it = node_index.find(n);
       if (it == node_index.end())
         throw InputError(file, "", fmt::format("reservation {} lists node {} which the cluster lacks; expected node names of the cluster", c.name, n));
+      if (busy(it->second) > 0)
+        throw InputError(file, "", fmt::format("reservation {}: requested node {} is busy with running jobs; expected idle nodes or the IGNORE_JOBS flag", c.name, n));
       r.gpus[it->second] = cluster.node_gpus[it->second];
     }
-    // NodeCnt: the first free nodes in node order (all are idle when the reservation is made).
+    // NodeCnt: the first free nodes in node order (all are idle when the reservation is made
+    // at t=0; at run time, nodes with running jobs are passed over unless IGNORE_JOBS).
     int64_t want = c.node_cnt;
     for (size_t n = 0; n < nn_ && want > 0; ++n)
-      if (!taken[n] && r.gpus[n] == 0) r.gpus[n] = cluster.node_gpus[n], --want;
+      if (!taken[n] && r.gpus[n] == 0 && busy(n) == 0) r.gpus[n] = cluster.node_gpus[n], --want;
     if (want > 0) throw InputError(file, "", fmt::format("reservation {} wants NodeCnt={} but only {} nodes are free; expected at most the free nodes", c.name, c.node_cnt, c.node_cnt - want));
     // TRES=gres/gpu:N: N GPUs, packed onto nodes in order.
     int64_t g = c.gpus;
     for (size_t n = 0; n < nn_ && g > 0; ++n) {
-      if (taken[n] || r.gpus[n] > 0) continue;
-      const int32_t k = static_cast<int32_t>(std::min<int64_t>(g, cluster.node_gpus[n]));
+      if (taken[n] || r.gpus[n] > 0 || busy(n) >= cluster.node_gpus[n]) continue;
+      const int32_t k = static_cast<int32_t>(std::min<int64_t>(g, cluster.node_gpus[n] - busy(n)));
       r.gpus[n] = k;
       g -= k;
     }

@@ -107,7 +107,7 @@ std::shared_ptr<const cfg::ObjectSpec> reservation_spec() {
       cfg::array_of("request_classes", cfg::Type::String,
                     "model: jobs of these classes ask for it (--reservation); MAGNETIC attracts every allowed job")
           .with_default(json::array()),
-      cfg::array_of("flags", cfg::Type::String, "FLEX, MAGNETIC, IGNORE_JOBS (no effect: reservations exist from t=0), PURGE_COMP[=time] (deleted after this long idle, default 5 min), USER_DELETE (a user who can use it may delete it)").with_default(json::array()),
+      cfg::array_of("flags", cfg::Type::String, "FLEX, MAGNETIC, IGNORE_JOBS (made by a change event: nodes busy with running jobs may be reserved; without it listed busy nodes refuse the change and NodeCnt/GPUs pass over them), PURGE_COMP[=time] (deleted after this long idle, default 5 min), USER_DELETE (a user who can use it may delete it)").with_default(json::array()),
   };
   return s;
 }

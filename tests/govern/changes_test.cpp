@@ -174,6 +174,48 @@ TEST_CASE("changes: reservations are created, updated and deleted at once", "[go
   CHECK(run_of(sc, r, 4).first_start_s == 2000);
 }
 
+// scontrol(1) IGNORE_JOBS: a reservation made while jobs run on its nodes is refused ("Requested
+// nodes are busy") unless the flag is set; NodeCnt passes over busy nodes. Running jobs are judged
+// by their time limit (job 3, 8 GPUs, runs 100..3100 on gpu002 with limit 3000 s; jobs 1, 2 end at
+// 600 on gpu001, which is idle when the change comes at 1000).
+TEST_CASE("changes: IGNORE_JOBS decides whether a reservation may take busy nodes", "[govern][engine][slurm]") {
+  struct Case {
+    const char* name;
+    json value;
+    const char* outcome;
+    double job4_start_s;  // job 4 (4 GPUs, submitted at 2000, user pricer) outside the reservation
+  };
+  const std::vector<Case> cases{
+      // gpu002 holds job 3 until 3100: the listed node is busy, the change is refused.
+      {"busy listed node, no flag", {{"start_s", 1000}, {"duration_s", 100000}, {"nodes", "gpu002"}, {"users", {"nobody"}}}, "rejected", 2000},
+      // With IGNORE_JOBS it is made on gpu002; job 4 runs on idle gpu001.
+      {"busy listed node, IGNORE_JOBS", {{"start_s", 1000}, {"duration_s", 100000}, {"nodes", "gpu002"}, {"users", {"nobody"}}, {"flags", {"IGNORE_JOBS"}}}, "applied", 2000},
+      // NodeCnt=1 skips busy gpu002 and takes gpu001: job 4 must wait for gpu002 (3100).
+      {"NodeCnt passes over a busy node", {{"start_s", 1000}, {"duration_s", 100000}, {"node_cnt", 1}, {"users", {"nobody"}}}, "applied", 3100},
+      // NodeCnt=2 without the flag: only one idle node, refused.
+      {"NodeCnt larger than the idle nodes", {{"start_s", 1000}, {"duration_s", 100000}, {"node_cnt", 2}, {"users", {"nobody"}}}, "rejected", 2000},
+      // The job ends (by limit) before the window starts: the node is not busy for it.
+      {"window after the running job's limit", {{"start_s", 3200}, {"duration_s", 100000}, {"nodes", "gpu002"}, {"users", {"nobody"}}}, "applied", 2000},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      json doc = slurm_base();
+      doc["cluster"]["nodes"] = 2;
+      doc["scheduler"]["qos"][1]["grp_tres"] = "";
+      doc["workload"]["jobs"][2]["time_limit_s"] = 3000;
+      doc["workload"]["jobs"][2]["gpus"] = 8;
+      doc["workload"]["jobs"][3]["time_limit_s"] = 100;
+      doc["changes"] = json::array({change("make", 1000, kAdmin, {{"kind", "reservation_create"}, {"target", "maint"}, {"value", c.value}},
+                                           json::array({kRiskLead, kPriceLead}))});
+      const Scenario sc = load(doc);
+      const RunResult r = run(sc);
+      CHECK(r.approval_log[0]["outcome"] == c.outcome);
+      CHECK(run_of(sc, r, 3).first_start_s == 100);
+      CHECK(run_of(sc, r, 4).first_start_s == c.job4_start_s);
+    }
+  }
+}
+
 TEST_CASE("changes: a pricing-side change without risk sign-off never takes effect (property, seeded)", "[govern][property]") {
   std::mt19937_64 rng(20261202);
   const std::vector<json> requesters{kAdmin, kPricer, person("cb1", "change_board", "board")};
