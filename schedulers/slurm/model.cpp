@@ -1425,8 +1425,8 @@ void SlurmModel::map_add(SimTime start, SimTime end, std::span<const NodeShare> 
     for (const auto& s : nodes) slice_mask_[i * nw_ + (s.node >> 6)] &= ~(uint64_t{1} << (s.node & 63));  // whole nodes (spec §2)
 }
 
-// ct:_will_run_test: release running jobs in end-time order, in groups ending within a window
-// that starts at 30 s and doubles; the first group after which the job fits gives its start.
+// ct:_will_run_test: release running jobs in end-time order, in groups (see below); the first
+// group after which the job fits gives its start.
 bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
   proj_.resize(nn_);
   // sum: GPUs on usable nodes, a necessary condition checked before the placement (speed).
@@ -1452,34 +1452,56 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
     start_s = v.now;
     return true;
   }
+  // cons_common _will_run_test (22.05, and master alike): the groups are aligned on a barrier,
+  // base = the first released job's end rounded up to the next multiple of 30 s (a multiple
+  // itself goes up by a whole 30 s), so that running jobs do not shift them between passes. A
+  // group takes every next job ending by base + window; the window then doubles until the next
+  // job is within it. Jobs on none of the usable nodes are skipped (no effect on the groups).
+  // Checked against a live slurmctld 22.05 (tests/oracle/recorded/backfill.tsv). Time 0 is taken
+  // as a whole minute of the epoch, which slurmctld's 30 s barrier counts from.
   SimTime window = 30;
+  SimTime base = -1, last_end = 0;
   size_t k = 0;
-  while (k < ends_.size()) {
-    const SimTime first = ends_[k].t;
+  const size_t ne = ends_.size();
+  while (k < ne) {
     size_t removed = 0;
-    do {
+    bool released = false, skip_test = false;
+    while (k < ne) {
+      const EndRec& er = ends_[k++];
+      const auto alloc = end_alloc(v, er);
+      bool usable = false;
+      for (const auto& s : alloc) usable |= mask_[s.node] != 0;
+      if (!usable) continue;
+      if (base < 0) base = er.t + (window - std::fmod(er.t, window));
       // A released job of a reservation frees reserved GPUs: they stay out of reach of
       // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
-      const uint32_t rk = adj_on_ ? jresv_[ends_[k].job] : kNoIdx;
+      const uint32_t rk = adj_on_ ? jresv_[er.job] : kNoIdx;
       if (rk == kNoIdx) {
-        for (const auto& s : end_alloc(v, ends_[k]))
+        for (const auto& s : alloc)
           if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
       } else {
         const bool ins = rk == jresv_[cur_job_];
         const bool outs = !ins && resv_overlap_[rk];
-        for (const auto& s : end_alloc(v, ends_[k])) {
+        for (const auto& s : alloc) {
           if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
           if (outs) adj_sub_[s.node] += s.gpus;
           if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
         }
       }
-      ++k;
-      ++removed;
-    } while (k < ends_.size() && ends_[k].t <= first + window && removed <= 200);
-    window *= 2;
+      released = true;
+      last_end = er.t;
+      if (k == ne || ends_[k].t > base + window) break;
+      if (removed++ > 200) {  // rm_job_cnt: this group is not tested, the next one is
+        skip_test = true;
+        break;
+      }
+    }
+    if (!released) break;
+    if (skip_test) continue;
+    do window *= 2;
+    while (k < ne && ends_[k].t > base + window);
     if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
-      const SimTime e = ends_[k - 1].t;
-      start_s = e <= v.now ? v.now + 1 : e;
+      start_s = last_end <= v.now ? v.now + 1 : last_end;
       return true;
     }
   }
