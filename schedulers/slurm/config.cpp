@@ -270,6 +270,7 @@ void sched_parameters(const std::string& v, SlurmConfig& cfg, const std::string&
     else if (k == "bf_max_job_user") s.bf_max_job_user = count();
     else if (k == "sched_interval") s.sched_interval_s = num(1, 86400);
     else if (k == "default_queue_depth") s.default_queue_depth = count();
+    else if (k == "batch_sched_delay") s.batch_sched_delay_s = num(0, 86400);
     else if (k == "assoc_limit_stop") s.assoc_limit_stop = true;
     else if (k == "max_switch_wait") s.max_switch_wait_s = num(0, 365 * 86400.0);
     else ignored.push_back("SchedulerParameters:" + k);
@@ -756,6 +757,7 @@ nlohmann::json to_json(const SlurmConfig& c) {
   j["cluster_name"] = c.cluster_name;
   const auto& s = c.sched;
   j["sched"] = {{"sched_interval_s", s.sched_interval_s}, {"default_queue_depth", s.default_queue_depth},
+                {"batch_sched_delay_s", s.batch_sched_delay_s},
                 {"assoc_limit_stop", s.assoc_limit_stop}, {"backfill", s.backfill},
                 {"bf_interval_s", s.bf_interval_s}, {"bf_window_s", s.bf_window_s},
                 {"bf_resolution_s", s.bf_resolution_s}, {"bf_max_job_test", s.bf_max_job_test},

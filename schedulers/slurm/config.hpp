@@ -125,6 +125,7 @@ struct Reservation {
 struct SchedParams {
   double sched_interval_s = 60;
   int64_t default_queue_depth = 100;
+  double batch_sched_delay_s = 3;     // an event-triggered main pass runs at most this often
   bool assoc_limit_stop = false;
   bool backfill = true;               // SchedulerType=sched/backfill (default) vs sched/builtin
   double bf_interval_s = 30;

@@ -388,6 +388,7 @@ class SlurmModel final : public Scheduler {
   // Skipping periodic passes that cannot decide anything new (nothing happened since the last
   // one of the same kind, the queue order is the same, no time-dependent condition expired).
   uint64_t events_ = 0, ev_main_ = UINT64_MAX, ev_bf_ = UINT64_MAX;
+  SimTime last_main_s_ = -kNever;  // the last main pass (batch_sched_delay counts from it)
   int64_t up_main_ = -1, up_bf_ = -1;
   SimTime unskip_s_ = kNever;
   uint64_t ev_last_ = UINT64_MAX;
@@ -1674,8 +1675,16 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   const bool bf = sp.backfill && v.now >= next_bf_s_;
   if (full) next_main_s_ = (std::floor(v.now / sp.sched_interval_s) + 1) * sp.sched_interval_s;
   if (bf) next_bf_s_ = (std::floor(v.now / sp.bf_interval_s) + 1) * sp.bf_interval_s;
-  const bool event_pass = events_ != ev_last_ || special;
-  ev_last_ = events_;
+  bool event_pass = events_ != ev_last_ || special;
+  // controller.c _slurmctld_background: a pass queued by a submit or an end runs only once
+  // batch_sched_delay has passed since the previous main pass; until then the events wait
+  // (seen live on 22.05: submits at 10, 11, 12 s start at 10, 13, 13 s).
+  if (event_pass && !special && !full && v.now < last_main_s_ + sp.batch_sched_delay_s) {
+    event_pass = false;
+    out.wake_at(last_main_s_ + sp.batch_sched_delay_s);
+  } else {
+    ev_last_ = events_;
+  }
   // A periodic pass decides the same as the previous one of its kind when nothing happened in
   // between, no time-dependent condition expired and the order is unchanged (priority/basic
   // cannot reorder without events). Such passes are skipped: same result, less work.
@@ -1693,7 +1702,10 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   if (run_main || run_bf) {
     if (run_main) unskip_s_ = kNever;  // the main loop records the conditions again
     for (JobIdx j : order_) considered_[j] = 0;
-    if (run_main) main_pass(v, out, full ? SIZE_MAX : static_cast<size_t>(std::max<int64_t>(1, sp.default_queue_depth)));
+    if (run_main) {
+      main_pass(v, out, full ? SIZE_MAX : static_cast<size_t>(std::max<int64_t>(1, sp.default_queue_depth)));
+      last_main_s_ = v.now;
+    }
     if (run_bf) backfill_pass(v, out);
     // Passes that started nothing are the reference for skipping the next periodic one.
     const bool acted = !out.items().empty();

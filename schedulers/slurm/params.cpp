@@ -127,6 +127,7 @@ std::shared_ptr<const cfg::ObjectSpec> params_spec() {
       cfg::boolean("backfill", true, "SchedulerType=sched/backfill (false = sched/builtin)"),
       cfg::number("sched_interval_s", 60, "SchedulerParameters=sched_interval: full main pass period").at_least(1).in_unit("s"),
       cfg::integer("default_queue_depth", 100, "jobs tested by an event-triggered main pass").at_least(1),
+      cfg::number("batch_sched_delay_s", 3, "SchedulerParameters=batch_sched_delay: an event-triggered main pass runs at least this long after the previous main pass (slurmctld's background loop); 0 = at every event").at_least(0).in_unit("s"),
       cfg::boolean("assoc_limit_stop", false, "a limit-blocked job blocks its partition"),
       cfg::number("bf_interval_s", 30, "backfill period").at_least(1).in_unit("s"),
       cfg::number("bf_window_min", 1440, "bf_window: how far ahead backfill reserves").at_least(1).in_unit("min"),
@@ -209,6 +210,7 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
   sp.backfill = b["backfill"];
   sp.sched_interval_s = b["sched_interval_s"];
   sp.default_queue_depth = b["default_queue_depth"];
+  sp.batch_sched_delay_s = b["batch_sched_delay_s"];
   sp.assoc_limit_stop = b["assoc_limit_stop"];
   sp.bf_interval_s = b["bf_interval_s"];
   sp.bf_window_s = b["bf_window_min"].get<double>() * 60;

@@ -108,6 +108,7 @@ TEST_CASE("slurm §2: a NoReserve QOS gets no reservation", "[slurm][backfill]")
 
 TEST_CASE("slurm §2: jobs over a QOS limit are skipped with no reservation", "[slurm][backfill]") {
   SlurmConfig c;
+  c.sched.batch_sched_delay_s = 0;  // a pass at every event
   c.enforce_limits = true;
   auto q = qos("q");
   q.grp_tres.gpu = 8;

@@ -10,6 +10,7 @@ namespace {
 SlurmConfig limits_cfg() {
   SlurmConfig c;
   c.sched.backfill = false;
+  c.sched.batch_sched_delay_s = 0;  // a pass at every event: the limits are timed without it
   c.enforce_limits = true;
   return c;
 }

@@ -9,7 +9,8 @@ using floorsim::slurm::SlurmConfig;
 namespace {
 SlurmConfig main_only() {
   SlurmConfig c;
-  c.sched.backfill = false;  // sched/builtin: only the main loop
+  c.sched.backfill = false;     // sched/builtin: only the main loop
+  c.sched.batch_sched_delay_s = 0;  // a pass at every event: the rules below are timed without it
   return c;
 }
 }  // namespace
@@ -97,5 +98,25 @@ TEST_CASE("slurm §7 / slurm.conf(5) Weight: nodes with the lowest Weight are al
     INFO("weights " << row.weights[0] << "," << row.weights[1] << "," << row.weights[2]);
     for (int id = 1; id <= 4; ++id) CHECK(r->nodes(id) == row.nodes[id - 1]);
     CHECK(r->start(4) == 200);
+  }
+}
+
+// controller.c _slurmctld_background: a pass queued by submits or ends runs only once
+// batch_sched_delay (default 3 s) has passed since the previous main pass. Seen live on 22.05
+// (tests/oracle/recorded/packing.tsv): one-node jobs submitted at 10, 11, 12, 13, 14, 15 s on
+// an idle cluster started at 10, 13, 13, 13, 16, 16 s.
+TEST_CASE("slurm §1: batch_sched_delay spaces event-triggered main passes", "[slurm][main]") {
+  struct Case {
+    double delay_s;
+    std::vector<SimTime> starts;
+  };
+  for (const Case& c : {Case{3, {10, 13, 13, 13, 16, 16}}, Case{0, {10, 11, 12, 13, 14, 15}}, Case{5, {10, 15, 15, 15, 15, 15}}}) {
+    SlurmConfig cfg = main_only();
+    cfg.sched.batch_sched_delay_s = c.delay_s;
+    std::vector<J> jobs;
+    for (int i = 0; i < 6; ++i) jobs.push_back({i + 1, 10.0 + i, 100, 200, 1});
+    auto r = run(cfg, jobs, 4);
+    INFO("batch_sched_delay " << c.delay_s);
+    for (int i = 0; i < 6; ++i) CHECK(r->start(i + 1) == c.starts[i]);
   }
 }
