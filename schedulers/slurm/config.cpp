@@ -489,6 +489,8 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
           else if (t == "node") pr.weight_tres_node = w;
           else ignored.push_back("PriorityWeightTRES:" + t);
         }
+      } else if (k == "accountingstoragetype") {
+        cfg.accounting_storage_type = lower(trim(v));
       } else if (k == "accountingstorageenforce") {
         for (auto& f : to_list(lower(v))) {
           if (f == "limits") cfg.enforce_limits = true;
@@ -529,6 +531,13 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
     }
   }
   (void)priority_type_set;
+  // priority_multifactor.c init(): without slurmdbd there is no usage history, so the age and
+  // fair-share weights are dropped, with slurmctld's own error (seen live on 22.05).
+  if (!cfg.accounting_storage_type.empty() && cfg.accounting_storage_type != "accounting_storage/slurmdbd") {
+    if (cfg.prio.weight_age != 0) cfg.warnings.push_back(file + ": PriorityWeightAge can only be used with SlurmDBD, ignoring");
+    if (cfg.prio.weight_fairshare != 0) cfg.warnings.push_back(file + ": PriorityWeightFairshare can only be used with SlurmDBD, ignoring");
+    cfg.prio.weight_age = cfg.prio.weight_fairshare = 0;
+  }
   // An explicitly named slurm.conf with no settings is a wrong path or an emptied file.
   if (!any_line) bad(file, 1, "no settings; expected slurm.conf lines (Key=Value ...)");
   if (!ignored.empty()) {

@@ -177,6 +177,7 @@ struct SlurmConfig {
   std::vector<Switch> switches;
   std::vector<Block> blocks;
   std::vector<std::string> warnings;  // ignored keys etc.
+  std::string accounting_storage_type;  // slurm.conf AccountingStorageType ("" = not given: slurmdbd assumed)
 };
 
 // Slurm time strings: "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",

@@ -61,6 +61,7 @@ std::shared_ptr<const ObjectSpec> job_spec() {
               number("time_limit_s", nullptr, "time limit; null = the runtime").at_least(0).in_unit("s").or_null(),
               integer("gpus", nullptr, "total GPUs").at_least(1).in_unit("gpus").must(),
               integer("nodes", 0, "exact node count (0 = any)").at_least(0),
+              integer("cpus", 0, "CPUs the job asks for (0 = not given; Slurm's job-size factor and TRES then use its GPUs)").at_least(0).at_most(2147483647),
               string("user", "", "user"),
               string("account", "", "account"),
               string("class", "", "workload class (see class_rule)"),
@@ -479,6 +480,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     js.time_limit_s = j["time_limit_s"].is_null() ? js.runtime_s : j["time_limit_s"].get<double>();
     js.gpus = j["gpus"];
     js.nodes = j["nodes"];
+    js.cpus = j["cpus"];
     js.user = w.strings.intern(j["user"].get<std::string>());
     js.account = w.strings.intern(j["account"].get<std::string>());
     js.klass = w.strings.intern(j["class"].get<std::string>());

@@ -184,3 +184,27 @@ TEST_CASE("topology.conf and gres.conf", "[slurm][config]") {
   CHECK(cl.leaf_names == std::vector<std::string>{"s1", "s2"});
   CHECK_THROWS_AS(read_topology_conf_text("Router=r1\n", "t", c), InputError);
 }
+
+// priority_multifactor.c init(): without slurmdbd the age and fair-share weights are dropped
+// ("PriorityWeightAge can only be used with SlurmDBD, ignoring", seen live on 22.05 in
+// tests/oracle/recorded/multifactor.tsv). Without AccountingStorageType, slurmdbd is assumed.
+TEST_CASE("slurm.conf: age and fair-share weights need AccountingStorageType=accounting_storage/slurmdbd", "[slurm][config]") {
+  struct Case {
+    const char* storage_line;
+    double age, fairshare, jobsize;
+    size_t warnings;
+  };
+  for (const Case& c : {Case{"AccountingStorageType=accounting_storage/none\n", 0, 0, 300, 2},
+                        Case{"AccountingStorageType=accounting_storage/slurmdbd\n", 1000, 2000, 300, 0},
+                        Case{"", 1000, 2000, 300, 0}}) {
+    SlurmConfig cfg;
+    read_slurm_conf_text(std::string("PriorityType=priority/multifactor\nPriorityWeightAge=1000\nPriorityWeightFairshare=2000\n"
+                                     "PriorityWeightJobSize=300\n") + c.storage_line,
+                         "slurm.conf", cfg);
+    INFO(c.storage_line);
+    CHECK(cfg.prio.weight_age == c.age);
+    CHECK(cfg.prio.weight_fairshare == c.fairshare);
+    CHECK(cfg.prio.weight_jobsize == c.jobsize);
+    CHECK(cfg.warnings.size() == c.warnings);
+  }
+}
