@@ -345,7 +345,7 @@ class SlurmModel final : public Scheduler {
   void build_topology(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
   bool place_topo(const JobSpec& js, std::span<const int32_t> f);
   void topo_begin(const Snapshot& v);
-  void topo_end(const Snapshot& v);
+  void topo_end(const Snapshot& v, Decisions& out);
   void topo_started(JobIdx j, SimTime t, const Snapshot& v);
   nlohmann::json topo_report(SimTime end_s) const;
   uint8_t topo_mode_ = 0;            // 0 none, 1 topology/tree, 2 topology/block
@@ -356,6 +356,7 @@ class SlurmModel final : public Scheduler {
   size_t groups_ = 0;
   std::string tree_source_;          // where the tree came from (report)
   SimTime now_ = 0;                  // the pass's time (placement's --switches clock)
+  SimTime sw_wake_ = kNever;         // earliest end of a --switches wait still ahead
   std::vector<uint32_t> jsw_;        // by job: --switches N (0 = none)
   std::vector<SimTime> jsw_wait_s_;  // by job: its max wait
   std::vector<int32_t> jseg_;        // by job: --segment S (0 = none)
@@ -1752,7 +1753,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
       else if (std::isfinite(e0)) wake_special(out, e0);
     }
   resv_note_used();
-  if (topo_mode_ != 0) topo_end(v);
+  if (topo_mode_ != 0) topo_end(v, out);
 }
 
 // ---------------------------------------------------------------- topology (spec §7)
@@ -1854,6 +1855,7 @@ bool SlurmModel::place_topo(const JobSpec& js, std::span<const int32_t> f) {
     jsw_refused_[j] = 1;
     // The first periodic pass after the wait ends must run even when nothing else happened.
     unskip_s_ = std::min(unskip_s_, jsw_from_[j] + jsw_wait_s_[j]);
+    sw_wake_ = std::min(sw_wake_, jsw_from_[j] + jsw_wait_s_[j]);
   }
   return ok;
 }
@@ -1871,7 +1873,16 @@ void SlurmModel::topo_begin(const Snapshot& v) {
 
 // Sampled after the pass's decisions (free_ then holds what the started jobs left): the index
 // holds until the next pass, since only events (each followed by a pass) change the free GPUs.
-void SlurmModel::topo_end(const Snapshot& v) {
+void SlurmModel::topo_end(const Snapshot& v, Decisions& out) {
+  // A --switches wait ends: backfill runs every bf_interval in slurmctld whatever happened, so
+  // the first backfill pass after the end places it best effort (the main loop's next full
+  // pass would too, later).
+  // Kept across passes (a skipped quiet pass evaluates nothing) until it has passed.
+  if (sw_wake_ <= v.now) sw_wake_ = kNever;
+  if (std::isfinite(sw_wake_)) {
+    const SimTime iv = cfg_.sched.backfill ? cfg_.sched.bf_interval_s : cfg_.sched.sched_interval_s;
+    out.wake_at(std::max(v.now + 1, std::ceil(sw_wake_ / iv) * iv));
+  }
   const uint64_t started = main_starts_ + bf_starts_ - starts_at_begin_;
   frag_pend_ = v.pending.size() > started;
   frag_last_ = topo::fragmentation(free_, *group_of_node_, groups_, frag_buf_);
