@@ -184,6 +184,7 @@ struct SlurmConfig {
   double resv_over_run_s = 0;            // ResvOverRun (minutes in slurm.conf)
   std::vector<Switch> switches;
   std::vector<Block> blocks;
+  bool switches_from_fabric = false;    // switches derived from the scenario's fabric
   std::vector<JobOptions> job_options;  // by class (scheduler block "job_options")
   // Weight of nodes slurm.conf does not describe (scheduler block "node_weights").
   std::vector<std::pair<std::string, int32_t>> inline_weights;

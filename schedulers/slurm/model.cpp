@@ -1781,7 +1781,7 @@ void SlurmModel::build_topology(const Workload& wl, const ClusterConfig& cluster
     } else {
       const std::string err = topo::build_tree(defs, cluster.node_names, tree_);
       if (!err.empty()) throw InputError(file, "/scheduler/switches", "topology/tree: " + err);
-      tree_source_ = "switches";
+      tree_source_ = cfg_.switches_from_fabric ? "fabric" : "switches";
     }
     group_of_node_ = &tree_.leaf_of_node;
     groups_ = tree_.switches();

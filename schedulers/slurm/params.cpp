@@ -6,6 +6,7 @@
 // inline are added to those of the files; the same name twice is an error, except that an
 // inline QOS replaces a dumped QOS of the same name. The effective configuration is published in
 // metrics.json under scheduler_report.config.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -190,7 +191,7 @@ std::shared_ptr<const cfg::ObjectSpec> params_spec() {
                   "TopologyPlugin (slurm.conf's replaces it); topology/block needs version master (absent in 22.05)"),
       cfg::number("max_switch_wait_s", 300, "SchedulerParameters=max_switch_wait: default --switches wait").at_least(0).in_unit("s"),
       cfg::array_of("switches", switch_spec(),
-                    "topology/tree switches, added to topology.conf's; none at all = one leaf per cluster leaf (the fabric's edge switches) under one root")
+                    "topology/tree switches, added to topology.conf's; none at all = the scenario fabric's tree (edge switches as leaves), else the cluster's leaves under one root")
           .with_default(json::array()),
       cfg::array_of("blocks", block_spec(), "topology/block base blocks, added to topology.conf's; none at all = one per cluster leaf")
           .with_default(json::array()),
@@ -425,6 +426,30 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
     r.switch_wait_s = o["switch_wait_s"].is_null() ? -1.0 : o["switch_wait_s"].get<double>();
     r.segment = o["segment"];
     c.job_options.push_back(r);
+  }
+  // topology/tree without switches on a scenario with a fabric: the fabric's tree (edge switch
+  // = leaf, then its aggregation levels, the top last), so placement and the contention model
+  // see the same switches ("leaf switches from the fabric").
+  if (c.topology == "tree" && c.switches.empty() && ctx.fabric_tree && !ctx.fabric_tree->empty()) {
+    const auto& ft = *ctx.fabric_tree;
+    const auto& nodes = ctx.cluster.node_names;
+    for (size_t l = 0; l < ft.size(); ++l) {
+      const uint32_t groups = ft[l].empty() ? 0 : *std::max_element(ft[l].begin(), ft[l].end()) + 1;
+      for (uint32_t g = 0; g < groups; ++g) {
+        Switch w;
+        w.name = fmt::format("fabric-L{}-{}", l + 1, g);
+        for (size_t n = 0; n < nodes.size() && n < ft[l].size(); ++n) {
+          if (ft[l][n] != g) continue;
+          if (l == 0) w.nodes.push_back(nodes[n]);
+          else {
+            const std::string child = fmt::format("fabric-L{}-{}", l, ft[l - 1][n]);
+            if (w.switches.empty() || w.switches.back() != child) w.switches.push_back(child);
+          }
+        }
+        if (!w.nodes.empty() || !w.switches.empty()) c.switches.push_back(std::move(w));
+      }
+    }
+    c.switches_from_fabric = true;
   }
   for (size_t i = 0; i < b["reservations"].size(); ++i) {
     const json& x = b["reservations"][i];
