@@ -127,9 +127,9 @@ std::shared_ptr<const cfg::ObjectSpec> block_spec() {
 
 std::shared_ptr<const cfg::ObjectSpec> job_options_spec() {
   return cfg::obj("slurm job options", "sbatch topology options carried by every job of a class",
-                  {cfg::integer("switches", 0, "--switches=N: wait for an allocation on at most N leaf switches (0 = none; topology/tree)").at_least(0),
+                  {cfg::integer("switches", 0, "--switches=N: wait for an allocation on at most N leaf switches (0 = none; topology/tree)").at_least(0).at_most(65535),
                    cfg::number("switch_wait_s", nullptr, "--switches=N@t: the most it waits, then best effort (null = max_switch_wait_s)").or_null().at_least(0).in_unit("s"),
-                   cfg::integer("segment", 0, "--segment=S: node count must be a multiple of S, each S-node segment inside one base block (0 = none; topology/block)").at_least(0)});
+                   cfg::integer("segment", 0, "--segment=S: node count must be a multiple of S, each S-node segment inside one base block (0 = none; topology/block)").at_least(0).at_most(1000000)});
 }
 
 std::shared_ptr<const cfg::ObjectSpec> params_spec() {

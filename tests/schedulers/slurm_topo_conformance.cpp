@@ -115,3 +115,19 @@ TEST_CASE("block: smallest level, best fit, segments", "[slurm][topology][confor
   CHECK(r->nodes(4) == std::vector<std::string>{"n001", "n002"});
   CHECK(r->report.at("topology").at("jobs_by_blocks").at("2") == 2);
 }
+
+TEST_CASE("tree from slurm.conf + topology.conf; Weight orders nodes inside a leaf", "[slurm][topology][conformance]") {
+  SlurmConfig c;
+  floorsim::slurm::read_slurm_conf_text("TopologyPlugin=topology/tree\nSchedulerParameters=max_switch_wait=60\n", "slurm.conf", c);
+  floorsim::slurm::read_topology_conf_text("SwitchName=s1 Nodes=n[001-002]\nSwitchName=s2 Nodes=n[003-004]\nSwitchName=top Switches=s[1-2]\n",
+                                           "topology.conf", c);
+  CHECK(c.topology == "tree");
+  CHECK(c.sched.max_switch_wait_s == 60);
+  c.inline_weights = {{"n001", 5}, {"n002", 1}, {"n003", 1}, {"n004", 1}};  // scheduler block node_weights
+  auto r = run(c, {{1, 0, 100, 200, 8, 1}, {2, 0, 100, 200, 8, 1}});
+  // Both leaves have 2 free nodes: s1 (first); inside it n002 weighs less than n001.
+  CHECK(r->nodes(1) == std::vector<std::string>{"n002"});
+  // s1 now has one usable node: the better fit.
+  CHECK(r->nodes(2) == std::vector<std::string>{"n001"});
+  CHECK(r->report.at("topology").at("source") == "switches");
+}
