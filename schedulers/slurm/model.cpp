@@ -1785,6 +1785,7 @@ void SlurmModel::build_topology(const Workload& wl, const ClusterConfig& cluster
     }
     group_of_node_ = &tree_.leaf_of_node;
     groups_ = tree_.switches();
+    tree_.members = topo::group_nodes(tree_.leaf_of_node, groups_, node_order_);  // Weight inside a leaf
   } else {
     // topology/block was added in 23.11: 22.05 has no such plugin (spec §7).
     if (cfg_.version == Version::V22_05)
@@ -1803,6 +1804,7 @@ void SlurmModel::build_topology(const Workload& wl, const ClusterConfig& cluster
     if (!err.empty()) throw InputError(file, "/scheduler/blocks", "topology/block: " + err);
     group_of_node_ = &blocks_.block_of_node;
     groups_ = blocks_.blocks();
+    blocks_.members = topo::group_nodes(blocks_.block_of_node, groups_, node_order_);
   }
   const size_t nj = wl.jobs.size();
   jsw_.assign(nj, 0);
@@ -1841,7 +1843,7 @@ bool SlurmModel::place_topo(const JobSpec& js, std::span<const int32_t> f) {
   const bool ours = j < jsw_.size();
   topo::Outcome oc;
   if (topo_mode_ == 2)
-    return topo::place_block(js, f, mask_, node_order_, blocks_, ours ? jseg_[j] : 0, max_node_gpus_, tscr_, shares_, oc);
+    return topo::place_block(js, f, mask_, blocks_, ours ? jseg_[j] : 0, max_node_gpus_, tscr_, shares_, oc);
   const uint32_t max_leaves = ours ? jsw_[j] : 0;
   bool best_effort = true;
   if (max_leaves > 0) {
@@ -1850,7 +1852,7 @@ bool SlurmModel::place_topo(const JobSpec& js, std::span<const int32_t> f) {
     if (jsw_from_[j] < 0) jsw_from_[j] = now_;
     best_effort = now_ >= jsw_from_[j] + jsw_wait_s_[j];
   }
-  const bool ok = topo::place_tree(js, f, mask_, node_order_, tree_, max_leaves, best_effort, max_node_gpus_, tscr_, shares_, oc);
+  const bool ok = topo::place_tree(js, f, mask_, tree_, max_leaves, best_effort, max_node_gpus_, tscr_, shares_, oc);
   if (oc.switch_wait) {
     jsw_refused_[j] = 1;
     // The first periodic pass after the wait ends must run even when nothing else happened.

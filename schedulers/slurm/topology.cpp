@@ -45,27 +45,63 @@ uint32_t count_groups(std::span<const NodeShare> p, std::span<const uint32_t> gr
   return c;
 }
 
-// Nodes of the groups in `chosen` (in that order), each group's nodes in `order`.
-void chosen_order(std::span<const uint32_t> chosen, std::span<const uint32_t> group_of_node,
-                  std::span<const NodeIdx> order, std::span<const uint8_t> allowed, Scratch& s) {
+// The allowed nodes of the groups in `chosen` (in that order), each group's in members order.
+void chosen_order(std::span<const uint32_t> chosen, const GroupNodes& members, std::span<const uint8_t> allowed, Scratch& s) {
   s.order.clear();
-  s.mask.assign(allowed.size(), 0);
   for (uint32_t g : chosen)
-    for (NodeIdx n : order)
-      if (group_of_node[n] == g && allowed[n]) s.order.push_back(n), s.mask[n] = 1;
+    for (uint32_t k = members.off[g]; k < members.off[g + 1]; ++k)
+      if (const NodeIdx n = members.nodes[k]; allowed[n]) s.order.push_back(n);
 }
 
+// placement::first_fit's rules over the candidate list s.order only (first node that holds a
+// job without a node count, else spread in order; a gang: even shares, the first gpus%nodes
+// one more), so a check costs the candidates, not the cluster.
 bool fits_in(const JobSpec& job, std::span<const int32_t> free, Scratch& s, std::vector<NodeShare>& out,
              int32_t max_node_gpus) {
-  return placement::first_fit_ordered(job, free, s.mask, s.order, out, max_node_gpus);
+  out.clear();
+  if (job.gpus <= 0 || job.nodes > job.gpus) return false;
+  if (job.nodes <= 0) {
+    if (max_node_gpus <= 0 || job.gpus <= max_node_gpus)
+      for (NodeIdx i : s.order)
+        if (free[i] >= job.gpus) {
+          out.push_back({i, job.gpus});
+          return true;
+        }
+    int32_t need = job.gpus;
+    for (NodeIdx i : s.order) {
+      if (need <= 0) break;
+      if (free[i] <= 0) continue;
+      const int32_t g = std::min(free[i], need);
+      out.push_back({i, g});
+      need -= g;
+    }
+    if (need > 0) out.clear();
+    return need <= 0;
+  }
+  const int32_t base = job.gpus / job.nodes;
+  int32_t big = job.gpus % job.nodes, small = job.nodes - big;
+  for (NodeIdx i : s.order) {
+    if (big <= 0 && small <= 0) break;
+    if (big > 0 && free[i] >= base + 1) {
+      out.push_back({i, base + 1});
+      --big;
+    } else if (small > 0 && free[i] >= base) {
+      out.push_back({i, base});
+      --small;
+    }
+  }
+  if (big > 0 || small > 0) {
+    out.clear();
+    return false;
+  }
+  return true;
 }
 
 // Best fit over groups (leaves or base blocks), as eval_nodes_topo picks leaves: the smallest
 // group that holds the rest alone, else the largest; repeated until the chosen groups hold the
 // job. `metric` is by group. Returns the placement in `out`.
 bool greedy_groups(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-                   std::span<const NodeIdx> order, std::span<const uint32_t> group_of_node,
-                   std::span<const uint32_t> candidates, std::span<const int64_t> metric, int64_t need,
+                   const GroupNodes& members, std::span<const uint32_t> candidates, std::span<const int64_t> metric, int64_t need,
                    int32_t max_node_gpus, Scratch& s, std::vector<NodeShare>& out) {
   s.chosen.clear();
   for (uint32_t g : candidates) {
@@ -90,7 +126,7 @@ bool greedy_groups(const JobSpec& job, std::span<const int32_t> free, std::span<
     s.chosen.push_back(best);
     rem -= metric[best];
     if (rem <= 0) {
-      chosen_order(s.chosen, group_of_node, order, allowed, s);
+      chosen_order(s.chosen, members, allowed, s);
       if (fits_in(job, free, s, out, max_node_gpus)) return true;
     }
   }
@@ -98,6 +134,27 @@ bool greedy_groups(const JobSpec& job, std::span<const int32_t> free, std::span<
   return false;
 }
 
+}  // namespace
+
+GroupNodes group_nodes(std::span<const uint32_t> group_of_node, size_t groups, std::span<const NodeIdx> order) {
+  GroupNodes g;
+  g.off.assign(groups + 1, 0);
+  for (NodeIdx n : order)
+    if (group_of_node[n] != kNone) ++g.off[group_of_node[n] + 1];
+  for (size_t i = 0; i < groups; ++i) g.off[i + 1] += g.off[i];
+  g.nodes.resize(g.off[groups]);
+  std::vector<uint32_t> at(g.off.begin(), g.off.end() - 1);
+  for (NodeIdx n : order)
+    if (group_of_node[n] != kNone) g.nodes[at[group_of_node[n]]++] = n;
+  return g;
+}
+
+namespace {
+std::vector<NodeIdx> identity_order(size_t n) {
+  std::vector<NodeIdx> o(n);
+  for (size_t i = 0; i < n; ++i) o[i] = static_cast<NodeIdx>(i);
+  return o;
+}
 }  // namespace
 
 std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names, Tree& t) {
@@ -167,6 +224,7 @@ std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::
   }
   t.leaves_off[ns] = static_cast<uint32_t>(t.leaves.size());
   for (auto l : t.level) t.max_level = std::max(t.max_level, l);
+  t.members = group_nodes(t.leaf_of_node, ns, identity_order(node_names.size()));
   return "";
 }
 
@@ -215,6 +273,7 @@ std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std
   if (b.names.empty()) return "topology/block without blocks; expected BlockName= lines (or blocks in the scheduler block)";
   // Nodes outside every block are not usable by topology/block jobs (block_of_node kNone).
   const size_t nb = b.names.size();
+  b.members = group_nodes(b.block_of_node, nb, identity_order(node_names.size()));
   if (sizes.empty()) {
     for (size_t m = 1; m <= 16 && m <= nb; m *= 2) b.level_blocks.push_back(static_cast<uint32_t>(m));
     return "";
@@ -237,7 +296,7 @@ std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std
 namespace {
 
 bool tree_core(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-               std::span<const NodeIdx> order, const Tree& t, uint32_t max_leaves, bool best_effort,
+               const Tree& t, uint32_t max_leaves, bool best_effort,
                int32_t max_node_gpus, Scratch& s, std::vector<NodeShare>& out, Outcome& oc) {
   oc = Outcome{};
   out.clear();
@@ -259,12 +318,12 @@ bool tree_core(const JobSpec& job, std::span<const int32_t> free, std::span<cons
       if (t.level[w] != lvl || s.metric[w] < M.need) continue;
       if (top != kNone && s.metric[w] >= s.metric[top]) continue;
       chosen_order(std::span<const uint32_t>(t.leaves).subspan(t.leaves_off[w], t.leaves_off[w + 1] - t.leaves_off[w]),
-                   t.leaf_of_node, order, allowed, s);
+                   t.members, allowed, s);
       if (fits_in(job, free, s, s.part, max_node_gpus)) top = w;
     }
   if (top == kNone) return false;  // no switch holds it: never across unconnected switches
   const auto under = std::span<const uint32_t>(t.leaves).subspan(t.leaves_off[top], t.leaves_off[top + 1] - t.leaves_off[top]);
-  if (!greedy_groups(job, free, allowed, order, t.leaf_of_node, under, s.metric, M.need, max_node_gpus, s, out)) return false;
+  if (!greedy_groups(job, free, allowed, t.members, under, s.metric, M.need, max_node_gpus, s, out)) return false;
   oc.spans = count_groups(out, t.leaf_of_node, s.seen);
   // --switches=N (spec §7): more leaves than N waits (eval_nodes_topo: best_switch = false,
   // "test 0 fail: waiting for switches") until max wait has passed.
@@ -278,7 +337,7 @@ bool tree_core(const JobSpec& job, std::span<const int32_t> free, std::span<cons
 }
 
 bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-                std::span<const NodeIdx> order, const Blocks& b, int32_t segment, int32_t max_node_gpus,
+                const Blocks& b, int32_t segment, int32_t max_node_gpus,
                 Scratch& s, std::vector<NodeShare>& out, Outcome& oc) {
   oc = Outcome{};
   out.clear();
@@ -303,7 +362,7 @@ bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<con
       for (uint32_t g = 0; g < nb; ++g) {
         if (s.metric[g] < M.need || (best != kNone && s.metric[g] >= s.metric[best])) continue;
         const uint32_t one[1] = {g};
-        chosen_order(one, b.block_of_node, order, allowed, s);
+        chosen_order(one, b.members, allowed, s);
         if (fits_in(seg, s.free2, s, s.part, max_node_gpus)) best = g;
       }
       if (best == kNone) {
@@ -311,7 +370,7 @@ bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<con
         return false;
       }
       const uint32_t one[1] = {best};
-      chosen_order(one, b.block_of_node, order, allowed, s);
+      chosen_order(one, b.members, allowed, s);
       fits_in(seg, s.free2, s, s.part, max_node_gpus);
       placement::take(s.free2, s.part);
       acc.insert(acc.end(), s.part.begin(), s.part.end());
@@ -343,7 +402,7 @@ bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<con
       if (allowed[n] && b.block_of_node[n] != kNone) s.metric[b.block_of_node[n]] += M.of(free[n]);
     s.cands.resize(nb);
     for (uint32_t g = 0; g < nb; ++g) s.cands[g] = g;
-    if (!greedy_groups(job, free, allowed, order, b.block_of_node, s.cands, s.metric, M.need, max_node_gpus, s, out)) return false;
+    if (!greedy_groups(job, free, allowed, b.members, s.cands, s.metric, M.need, max_node_gpus, s, out)) return false;
     oc.spans = count_groups(out, b.block_of_node, s.seen);
     sort_by_node(out);
     return true;
@@ -360,13 +419,13 @@ bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<con
     cands.clear();
     for (uint32_t g = g0; g < std::min<uint32_t>(g0 + L, static_cast<uint32_t>(nb)); ++g) m += s.metric[g], cands.push_back(g);
     if (m < M.need || (best != kNone && m >= best_m)) continue;
-    chosen_order(cands, b.block_of_node, order, allowed, s);
+    chosen_order(cands, b.members, allowed, s);
     if (fits_in(job, free, s, s.part, max_node_gpus)) best = g0, best_m = m;
   }
   if (best == kNone) return false;
   cands.clear();
   for (uint32_t g = best; g < std::min<uint32_t>(best + L, static_cast<uint32_t>(nb)); ++g) cands.push_back(g);
-  if (!greedy_groups(job, free, allowed, order, b.block_of_node, cands, s.metric, M.need, max_node_gpus, s, out)) return false;
+  if (!greedy_groups(job, free, allowed, b.members, cands, s.metric, M.need, max_node_gpus, s, out)) return false;
   oc.spans = count_groups(out, b.block_of_node, s.seen);
   sort_by_node(out);
   return true;
@@ -378,25 +437,25 @@ bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<con
 // first_fit prefers a whole node: best fit then compares nodes that can take it, not GPUs
 // scattered over a leaf.
 bool place_tree(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-                std::span<const NodeIdx> order, const Tree& t, uint32_t max_leaves, bool best_effort,
+                const Tree& t, uint32_t max_leaves, bool best_effort,
                 int32_t max_node_gpus, Scratch& s, std::vector<NodeShare>& out, Outcome& oc) {
   if (job.nodes == 0 && job.gpus > 0 && job.gpus <= max_node_gpus) {
     JobSpec one = job;
     one.nodes = 1;
-    if (tree_core(one, free, allowed, order, t, max_leaves, best_effort, max_node_gpus, s, out, oc)) return true;
+    if (tree_core(one, free, allowed, t, max_leaves, best_effort, max_node_gpus, s, out, oc)) return true;
   }
-  return tree_core(job, free, allowed, order, t, max_leaves, best_effort, max_node_gpus, s, out, oc);
+  return tree_core(job, free, allowed, t, max_leaves, best_effort, max_node_gpus, s, out, oc);
 }
 
 bool place_block(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-                 std::span<const NodeIdx> order, const Blocks& b, int32_t segment, int32_t max_node_gpus,
+                 const Blocks& b, int32_t segment, int32_t max_node_gpus,
                  Scratch& s, std::vector<NodeShare>& out, Outcome& oc) {
   if (segment <= 0 && job.nodes == 0 && job.gpus > 0 && job.gpus <= max_node_gpus) {
     JobSpec one = job;
     one.nodes = 1;
-    if (block_core(one, free, allowed, order, b, 0, max_node_gpus, s, out, oc)) return true;
+    if (block_core(one, free, allowed, b, 0, max_node_gpus, s, out, oc)) return true;
   }
-  return block_core(job, free, allowed, order, b, segment, max_node_gpus, s, out, oc);
+  return block_core(job, free, allowed, b, segment, max_node_gpus, s, out, oc);
 }
 
 double fragmentation(std::span<const int32_t> free, std::span<const uint32_t> group_of_node, size_t groups,

@@ -15,6 +15,14 @@ namespace floorsim::slurm::topo {
 
 inline constexpr uint32_t kNone = UINT32_MAX;
 
+// The nodes of each group (leaf switch or base block), CSR, each group's nodes in a given node
+// order (slurm.conf Weight, then index): placement takes a group's nodes in this order.
+struct GroupNodes {
+  std::vector<uint32_t> off;  // group g: nodes[off[g]..off[g+1])
+  std::vector<NodeIdx> nodes;
+};
+GroupNodes group_nodes(std::span<const uint32_t> group_of_node, size_t groups, std::span<const NodeIdx> order);
+
 // A switch tree, flat. Leaves (level 0) hold nodes; upper switches hold switches. A switch's
 // level is 1 + the highest level of its children (as switch_record_table's switch_level).
 struct Tree {
@@ -25,6 +33,7 @@ struct Tree {
   std::vector<uint32_t> leaves_off;     // CSR: leaves under switch s are leaves[leaves_off[s]..leaves_off[s+1])
   std::vector<uint32_t> leaves;
   uint32_t max_level = 0;
+  GroupNodes members;                   // by switch (leaves only hold nodes); node index order
   size_t switches() const { return names.size(); }
   bool empty() const { return names.empty(); }
 };
@@ -49,6 +58,7 @@ struct Blocks {
   std::vector<std::string> names;       // base blocks
   std::vector<uint32_t> block_of_node;  // by node: its base block
   std::vector<uint32_t> level_blocks;   // base blocks per aggregated block at each level: 1, 2, 4, ...
+  GroupNodes members;                   // by base block; node index order
   size_t blocks() const { return names.size(); }
 };
 
@@ -61,8 +71,7 @@ std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std
 // Reusable buffers of the placement functions (no allocation per call once warm).
 struct Scratch {
   std::vector<int64_t> metric;     // by switch or block
-  std::vector<uint8_t> mask;       // by node
-  std::vector<NodeIdx> order;      // candidate node order
+  std::vector<NodeIdx> order;      // candidate nodes, in placement order
   std::vector<uint32_t> chosen;    // leaves / blocks taken, in order
   std::vector<uint32_t> cands;     // candidate blocks
   std::vector<uint8_t> taken;      // by leaf / block
@@ -80,12 +89,12 @@ struct Outcome {
 // topology/tree (eval_nodes_topo): the lowest-level switch whose nodes can hold the job, the
 // one with the fewest usable resources among those of that level (best fit); within it the
 // leaves best-fit: the smallest leaf that holds the rest alone, else the largest, until it fits.
-// Nodes within a leaf go in `order` (slurm.conf Weight). A job never spans switches without a
+// Nodes within a leaf go in Tree::members order (set it from slurm.conf Weight with group_nodes). A job never spans switches without a
 // common parent. `max_leaves` > 0 (--switches): a placement over more leaves is refused
 // (Outcome::switch_wait) unless `best_effort` (the wait is over). `out` lists shares in node
 // order. Returns false with `out` empty when it does not fit.
 bool place_tree(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-                std::span<const NodeIdx> order, const Tree& tree, uint32_t max_leaves, bool best_effort,
+                const Tree& tree, uint32_t max_leaves, bool best_effort,
                 int32_t max_node_gpus, Scratch& s, std::vector<NodeShare>& out, Outcome& oc);
 
 // topology/block (eval_nodes_block): the job's node count picks the smallest block level whose
@@ -95,7 +104,7 @@ bool place_tree(const JobSpec& job, std::span<const int32_t> free, std::span<con
 // placed separately inside one base block (best fit), possibly in different higher blocks.
 // The caller checks that segment divides the node count.
 bool place_block(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
-                 std::span<const NodeIdx> order, const Blocks& blocks, int32_t segment, int32_t max_node_gpus,
+                 const Blocks& blocks, int32_t segment, int32_t max_node_gpus,
                  Scratch& s, std::vector<NodeShare>& out, Outcome& oc);
 
 // The node count a job asks for: JobSpec::nodes, or the fewest nodes of max_node_gpus that

@@ -2,8 +2,6 @@
 // schedulers/slurm/topology.hpp, table-driven.
 #include <catch2/catch.hpp>
 
-#include <numeric>
-
 #include "schedulers/slurm/topology.hpp"
 
 using namespace floorsim;
@@ -42,11 +40,6 @@ std::vector<int> nodes_of(const std::vector<NodeShare>& out) {
   return v;
 }
 
-std::vector<NodeIdx> identity(size_t n) {
-  std::vector<NodeIdx> o(n);
-  std::iota(o.begin(), o.end(), NodeIdx{0});
-  return o;
-}
 
 }  // namespace
 
@@ -82,12 +75,11 @@ TEST_CASE("topology/tree: lowest switch, best fit on leaves, --switches", "[slur
   topo::Scratch s;
   std::vector<NodeShare> out;
   const std::vector<uint8_t> allowed(8, 1);
-  const auto order = identity(8);
   for (const auto& c : cases) {
     INFO(c.what);
     const topo::Tree t = tree8(c.root);
     topo::Outcome oc;
-    const bool ok = topo::place_tree(job(c.gpus, c.nodes), c.free, allowed, order, t, c.max_leaves, c.best_effort, 8, s, out, oc);
+    const bool ok = topo::place_tree(job(c.gpus, c.nodes), c.free, allowed, t, c.max_leaves, c.best_effort, 8, s, out, oc);
     CHECK(ok == c.ok);
     CHECK(nodes_of(out) == c.nodes_out);
     CHECK(oc.spans == c.spans);
@@ -96,17 +88,20 @@ TEST_CASE("topology/tree: lowest switch, best fit on leaves, --switches", "[slur
 }
 
 TEST_CASE("topology/tree: node Weight orders nodes inside the leaf; allowed mask", "[slurm][topology]") {
-  const topo::Tree t = tree8(true);
+  topo::Tree t = tree8(true);
   topo::Scratch s;
   std::vector<NodeShare> out;
   topo::Outcome oc;
   const std::vector<int32_t> free(8, 8);
-  std::vector<NodeIdx> order = {1, 0, 2, 3, 4, 5, 6, 7};  // n002 weighs less than n001
   std::vector<uint8_t> allowed(8, 1);
-  REQUIRE(topo::place_tree(job(8, 1), free, allowed, order, t, 0, false, 8, s, out, oc));
+  REQUIRE(topo::place_tree(job(8, 1), free, allowed, t, 0, false, 8, s, out, oc));
+  CHECK(nodes_of(out) == std::vector<int>{1});
+  const std::vector<NodeIdx> order = {1, 0, 2, 3, 4, 5, 6, 7};  // n002 weighs less than n001
+  t.members = topo::group_nodes(t.leaf_of_node, t.switches(), order);
+  REQUIRE(topo::place_tree(job(8, 1), free, allowed, t, 0, false, 8, s, out, oc));
   CHECK(nodes_of(out) == std::vector<int>{2});
   allowed = {0, 0, 0, 0, 1, 1, 1, 1};  // a partition of n005-n008
-  REQUIRE(topo::place_tree(job(16, 2), free, allowed, identity(8), t, 0, false, 8, s, out, oc));
+  REQUIRE(topo::place_tree(job(16, 2), free, allowed, t, 0, false, 8, s, out, oc));
   CHECK(nodes_of(out) == std::vector<int>{5, 6});
 }
 
@@ -166,7 +161,7 @@ TEST_CASE("topology/block: smallest level, strict, best fit, segments", "[slurm]
   for (const auto& c : cases) {
     INFO(c.what);
     topo::Outcome oc;
-    const bool ok = topo::place_block(job(c.gpus, c.nodes), c.free, allowed, identity(8), *c.blocks, c.segment, 8, s, out, oc);
+    const bool ok = topo::place_block(job(c.gpus, c.nodes), c.free, allowed, *c.blocks, c.segment, 8, s, out, oc);
     CHECK(ok == c.ok);
     CHECK(nodes_of(out) == c.nodes_out);
     CHECK(oc.spans == c.spans);
