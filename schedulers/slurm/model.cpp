@@ -1806,6 +1806,17 @@ void SlurmModel::build_topology(const Workload& wl, const ClusterConfig& cluster
     groups_ = blocks_.blocks();
     blocks_.members = topo::group_nodes(blocks_.block_of_node, groups_, node_order_);
   }
+  if (weighted_) {
+    // Weight tiers first (spec §7): the candidates are the lowest weights that can hold a job.
+    std::map<std::string, int32_t> weight_of;
+    for (const auto& d : cfg_.nodes) weight_of[d.name] = d.weight;
+    for (const auto& [n, wgt] : cfg_.inline_weights) weight_of.emplace(n, wgt);
+    std::vector<int32_t> w(nn_, 1);
+    for (size_t n = 0; n < nn_; ++n)
+      if (auto it = weight_of.find(cluster.node_names[n]); it != weight_of.end()) w[n] = it->second;
+    tree_.node_weight = blocks_.node_weight = w;
+    tree_.by_weight = blocks_.by_weight = node_order_;
+  }
   const size_t nj = wl.jobs.size();
   jsw_.assign(nj, 0);
   jsw_wait_s_.assign(nj, cfg_.sched.max_switch_wait_s);
@@ -1838,9 +1849,11 @@ void SlurmModel::build_topology(const Workload& wl, const ClusterConfig& cluster
 }
 
 bool SlurmModel::place_topo(const JobSpec& js, std::span<const int32_t> f) {
-  // Every JobSpec placed is the workload's (the engine's snapshot views the same vector).
-  const size_t j = static_cast<size_t>(&js - wl_->jobs.data());
-  const bool ours = j < jsw_.size();
+  // Every JobSpec placed is the workload's (the engine's snapshot views the same vector), so its
+  // address gives its index without changing every placement call; a copy would get no options.
+  const auto at = reinterpret_cast<std::uintptr_t>(&js), base = reinterpret_cast<std::uintptr_t>(wl_->jobs.data());
+  const size_t j = at >= base ? static_cast<size_t>((at - base) / sizeof(JobSpec)) : SIZE_MAX;
+  const bool ours = j < jsw_.size() && &wl_->jobs[j] == &js;
   topo::Outcome oc;
   if (topo_mode_ == 2)
     return topo::place_block(js, f, mask_, blocks_, ours ? jseg_[j] : 0, max_node_gpus_, tscr_, shares_, oc);

@@ -97,6 +97,25 @@ bool fits_in(const JobSpec& job, std::span<const int32_t> free, Scratch& s, std:
   return true;
 }
 
+// eval_nodes_topo walks nodes by increasing Weight and stops at the first weight tier after
+// which the nodes taken so far can hold the job: only those are candidates, so a lower Weight
+// wins over a better topology (spec §7: "node Weight overrides it"). `allowed` itself when no
+// weights are set or only all tiers together hold the job.
+std::span<const uint8_t> lowest_weights(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
+                                        std::span<const int32_t> weight, std::span<const NodeIdx> by_weight,
+                                        int32_t max_node_gpus, Scratch& s) {
+  if (weight.empty()) return allowed;
+  s.allowed2.assign(allowed.size(), 0);
+  s.order.clear();
+  for (size_t k = 0; k < by_weight.size();) {
+    const int32_t w = weight[by_weight[k]];
+    for (; k < by_weight.size() && weight[by_weight[k]] == w; ++k)
+      if (const NodeIdx n = by_weight[k]; allowed[n]) s.allowed2[n] = 1, s.order.push_back(n);
+    if (k < by_weight.size() && fits_in(job, free, s, s.part, max_node_gpus)) return s.allowed2;
+  }
+  return allowed;
+}
+
 // Best fit over groups (leaves or base blocks), as eval_nodes_topo picks leaves: the smallest
 // group that holds the rest alone, else the largest; repeated until the chosen groups hold the
 // job. `metric` is by group. Returns the placement in `out`.
@@ -302,6 +321,7 @@ bool tree_core(const JobSpec& job, std::span<const int32_t> free, std::span<cons
   out.clear();
   if (job.gpus <= 0 || job.nodes > job.gpus || t.empty()) return false;
   const size_t ns = t.switches(), nn = free.size();
+  allowed = lowest_weights(job, free, allowed, t.node_weight, t.by_weight, max_node_gpus, s);
   const Metric M(job);
   s.metric.assign(ns, 0);
   for (size_t n = 0; n < nn; ++n) {
@@ -342,6 +362,7 @@ bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<con
   oc = Outcome{};
   out.clear();
   if (job.gpus <= 0 || job.nodes > job.gpus || b.blocks() == 0) return false;
+  allowed = lowest_weights(job, free, allowed, b.node_weight, b.by_weight, max_node_gpus, s);
   const size_t nb = b.blocks(), nn = free.size();
   const int32_t nodes = job_nodes(job, max_node_gpus);
   if (segment > 0) {

@@ -34,6 +34,8 @@ struct Tree {
   std::vector<uint32_t> leaves;
   uint32_t max_level = 0;
   GroupNodes members;                   // by switch (leaves only hold nodes); node index order
+  std::vector<int32_t> node_weight;     // slurm.conf Weight by node; empty = all equal
+  std::vector<NodeIdx> by_weight;       // nodes by (Weight, index) when node_weight is set
   size_t switches() const { return names.size(); }
   bool empty() const { return names.empty(); }
 };
@@ -59,6 +61,8 @@ struct Blocks {
   std::vector<uint32_t> block_of_node;  // by node: its base block
   std::vector<uint32_t> level_blocks;   // base blocks per aggregated block at each level: 1, 2, 4, ...
   GroupNodes members;                   // by base block; node index order
+  std::vector<int32_t> node_weight;     // as Tree::node_weight
+  std::vector<NodeIdx> by_weight;
   size_t blocks() const { return names.size(); }
 };
 
@@ -78,6 +82,7 @@ struct Scratch {
   std::vector<uint8_t> seen;       // by leaf / block (counting)
   std::vector<int32_t> free2;      // by node: free GPUs while segments are placed
   std::vector<NodeShare> part;
+  std::vector<uint8_t> allowed2;   // by node: the lowest-weight candidates
 };
 
 // What a placement decided about topology.
@@ -90,7 +95,9 @@ struct Outcome {
 // one with the fewest usable resources among those of that level (best fit); within it the
 // leaves best-fit: the smallest leaf that holds the rest alone, else the largest, until it fits.
 // Nodes within a leaf go in Tree::members order (set it from slurm.conf Weight with group_nodes). A job never spans switches without a
-// common parent. `max_leaves` > 0 (--switches): a placement over more leaves is refused
+// common parent. With node weights, only the lowest Weight tiers that together can hold the job
+// are candidates (eval_nodes_topo's node weight list: Weight overrides topology, spec §7).
+// `max_leaves` > 0 (--switches): a placement over more leaves is refused
 // (Outcome::switch_wait) unless `best_effort` (the wait is over). `out` lists shares in node
 // order. Returns false with `out` empty when it does not fit.
 bool place_tree(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,

@@ -125,9 +125,9 @@ TEST_CASE("tree from slurm.conf + topology.conf; Weight orders nodes inside a le
   CHECK(c.sched.max_switch_wait_s == 60);
   c.inline_weights = {{"n001", 5}, {"n002", 1}, {"n003", 1}, {"n004", 1}};  // scheduler block node_weights
   auto r = run(c, {{1, 0, 100, 200, 8, 1}, {2, 0, 100, 200, 8, 1}});
-  // Both leaves have 2 free nodes: s1 (first); inside it n002 weighs less than n001.
+  // Weight 1 holds the job: candidates n002-n004; s1 (one usable node) is the better fit.
   CHECK(r->nodes(1) == std::vector<std::string>{"n002"});
-  // s1 now has one usable node: the better fit.
-  CHECK(r->nodes(2) == std::vector<std::string>{"n001"});
+  // Weight overrides topology: n003 (weight 1) before n001 (weight 5), though s1 fits better.
+  CHECK(r->nodes(2) == std::vector<std::string>{"n003"});
   CHECK(r->report.at("topology").at("source") == "switches");
 }

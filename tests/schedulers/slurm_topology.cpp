@@ -100,6 +100,16 @@ TEST_CASE("topology/tree: node Weight orders nodes inside the leaf; allowed mask
   t.members = topo::group_nodes(t.leaf_of_node, t.switches(), order);
   REQUIRE(topo::place_tree(job(8, 1), free, allowed, t, 0, false, 8, s, out, oc));
   CHECK(nodes_of(out) == std::vector<int>{2});
+  // Weight tiers (eval_nodes_topo's node weight list): the lowest weights that can hold the job.
+  t.node_weight = {1, 10, 10, 10, 1, 10, 10, 10};
+  t.by_weight = {0, 4, 1, 2, 3, 5, 6, 7};
+  t.members = topo::group_nodes(t.leaf_of_node, t.switches(), t.by_weight);
+  REQUIRE(topo::place_tree(job(16, 2), free, allowed, t, 0, false, 8, s, out, oc));
+  CHECK(nodes_of(out) == std::vector<int>{1, 5});  // weight 1 wins over one leaf
+  CHECK(oc.spans == 2);
+  REQUIRE(topo::place_tree(job(24, 3), free, allowed, t, 0, false, 8, s, out, oc));
+  CHECK(nodes_of(out) == std::vector<int>{1, 2, 3});  // weight 1 cannot hold it: every node
+  t.node_weight.clear();
   allowed = {0, 0, 0, 0, 1, 1, 1, 1};  // a partition of n005-n008
   REQUIRE(topo::place_tree(job(16, 2), free, allowed, t, 0, false, 8, s, out, oc));
   CHECK(nodes_of(out) == std::vector<int>{5, 6});
