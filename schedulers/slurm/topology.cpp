@@ -279,6 +279,7 @@ std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std
     for (size_t k = 0; k < i; ++k)
       if (defs[k].name == defs[i].name) return fmt::format("block {} is defined twice; expected unique BlockName values", defs[i].name);
     b.names.push_back(defs[i].name);
+    if (defs[i].nodes.empty()) return fmt::format("block {} has no nodes; expected Nodes= with at least one node", defs[i].name);
     for (const auto& n : defs[i].nodes) {
       auto it = node_index.find(n);
       if (it == node_index.end())

@@ -180,6 +180,7 @@ TEST_CASE("topology/block: smallest level, strict, best fit, segments", "[slurm]
   CHECK_THAT(topo::build_blocks(d, names, std::vector<int64_t>{2, 6}, x), Catch::Contains("power-of-2"));
   CHECK_THAT(topo::build_blocks(d, names, std::vector<int64_t>{3}, x), Catch::Contains("base blocks hold 2"));
   CHECK_THAT(topo::build_blocks(d, names, std::vector<int64_t>{2, 4, 8, 16}, x), Catch::Contains("there are 4"));
+  CHECK_THAT(topo::build_blocks({{"b1", {}, {}}}, names, {}, x), Catch::Contains("block b1 has no nodes"));
 }
 
 TEST_CASE("fragmentation index", "[slurm][topology]") {
