@@ -294,8 +294,19 @@ std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std
   // Nodes outside every block are not usable by topology/block jobs (block_of_node kNone).
   const size_t nb = b.names.size();
   b.members = group_nodes(b.block_of_node, nb, identity_order(node_names.size()));
+  // The largest aggregated block of each level, in nodes (static: a job's level needs no free
+  // counts).
+  auto level_sizes = [&b, nb] {
+    for (uint32_t lb : b.level_blocks) {
+      uint32_t best = 0;
+      for (uint32_t g0 = 0; g0 < nb; g0 += lb)
+        best = std::max(best, b.members.off[std::min<uint32_t>(g0 + lb, static_cast<uint32_t>(nb))] - b.members.off[g0]);
+      b.level_max_nodes.push_back(best);
+    }
+  };
   if (sizes.empty()) {
     for (size_t m = 1; m <= 16 && m <= nb; m *= 2) b.level_blocks.push_back(static_cast<uint32_t>(m));
+    level_sizes();
     return "";
   }
   // BlockSizes: "the first is the base block size ... each larger size must be a power of 2
@@ -310,6 +321,7 @@ std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std
     if (static_cast<size_t>(m) > nb) return fmt::format("BlockSizes value {} needs {} base blocks but there are {}; expected at most the blocks given", sizes[i], m, nb);
     b.level_blocks.push_back(static_cast<uint32_t>(m));
   }
+  level_sizes();
   return "";
 }
 
@@ -406,17 +418,8 @@ bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<con
   // job's node count is the job's level (spec §7: strictly inside it).
   uint32_t L = 0;
   bool found = false;
-  for (uint32_t lb : b.level_blocks) {
-    const uint32_t groups = static_cast<uint32_t>((nb + lb - 1) / lb);
-    s.metric.assign(groups, 0);
-    for (size_t n = 0; n < nn; ++n)
-      if (b.block_of_node[n] != kNone) s.metric[b.block_of_node[n] / lb] += 1;
-    if (*std::max_element(s.metric.begin(), s.metric.end()) >= nodes) {
-      L = lb;
-      found = true;
-      break;
-    }
-  }
+  for (size_t k = 0; k < b.level_blocks.size() && !found; ++k)
+    if (b.level_max_nodes[k] >= static_cast<uint32_t>(nodes)) L = b.level_blocks[k], found = true;
   if (!found) {
     // Larger than the largest level: anywhere, base blocks best-fit over the whole set.
     s.metric.assign(nb, 0);

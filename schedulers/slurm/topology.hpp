@@ -60,6 +60,7 @@ struct Blocks {
   std::vector<std::string> names;       // base blocks
   std::vector<uint32_t> block_of_node;  // by node: its base block
   std::vector<uint32_t> level_blocks;   // base blocks per aggregated block at each level: 1, 2, 4, ...
+  std::vector<uint32_t> level_max_nodes;  // nodes of the largest aggregated block at each level
   GroupNodes members;                   // by base block; node index order
   std::vector<int32_t> node_weight;     // as Tree::node_weight
   std::vector<NodeIdx> by_weight;
