@@ -337,12 +337,12 @@ bool tree_core(const JobSpec& job, std::span<const int32_t> free, std::span<cons
   allowed = lowest_weights(job, free, allowed, t.node_weight, t.by_weight, max_node_gpus, s);
   const Metric M(job);
   s.metric.assign(ns, 0);
-  for (size_t n = 0; n < nn; ++n) {
-    if (!allowed[n]) continue;
-    const int64_t m = M.of(free[n]);
-    if (m == 0) continue;
-    for (uint32_t w = t.leaf_of_node[n]; w != kNone; w = t.parent[w]) s.metric[w] += m;
-  }
+  // Per leaf, then each leaf's sum up its ancestors (cheaper than walking up from every node).
+  for (size_t n = 0; n < nn; ++n)
+    if (allowed[n]) s.metric[t.leaf_of_node[n]] += M.of(free[n]);
+  for (uint32_t l = 0; l < ns; ++l)
+    if (t.level[l] == 0 && s.metric[l] > 0)
+      for (uint32_t w = t.parent[l]; w != kNone; w = t.parent[w]) s.metric[w] += s.metric[l];
   // The lowest level with a switch that holds the job; at that level the best fit (fewest
   // usable resources). A switch's nodes are those of its leaves.
   uint32_t top = kNone;
