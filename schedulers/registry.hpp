@@ -19,6 +19,10 @@ struct SchedulerContext {
   std::string base_dir;            // directory of the scenario file, for relative paths
   std::string scenario_file;       // for error messages
   uint64_t seed = 1;
+  // The scenario fabric's switch tree (null without a "fabric" block), for topology-aware
+  // placement: [level][node] = the node's switch subtree at that level (0 = edge switch, the
+  // last level = the top). See app::fabric_switch_tree.
+  const std::vector<std::vector<uint32_t>>* fabric_tree = nullptr;
 };
 
 struct SchedulerEntry {

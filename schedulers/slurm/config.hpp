@@ -6,6 +6,7 @@
 // "unset" limits are -1. Names are kept as strings here; the model resolves them to indices.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -107,6 +108,14 @@ struct Block {
   std::vector<std::string> nodes;
 };
 
+// Per-class job options (sbatch flags the workload's jobs of that class carry).
+struct JobOptions {
+  std::string klass;
+  int64_t switches = 0;         // --switches=N (0 = none)
+  double switch_wait_s = -1;    // --switches=N@t (-1 = SchedulerParameters max_switch_wait)
+  int64_t segment = 0;          // --segment=S (0 = none; topology/block only)
+};
+
 struct Reservation {
   std::string name;
   double start_s = 0;      // first occurrence, simulated seconds
@@ -176,6 +185,10 @@ struct SlurmConfig {
   double resv_over_run_s = 0;            // ResvOverRun (minutes in slurm.conf)
   std::vector<Switch> switches;
   std::vector<Block> blocks;
+  bool switches_from_fabric = false;    // switches derived from the scenario's fabric
+  std::vector<JobOptions> job_options;  // by class (scheduler block "job_options")
+  // Weight of nodes slurm.conf does not describe (scheduler block "node_weights").
+  std::vector<std::pair<std::string, int32_t>> inline_weights;
   std::vector<std::string> warnings;  // ignored keys etc.
   std::string accounting_storage_type;  // slurm.conf AccountingStorageType ("" = not given: slurmdbd assumed)
 };

@@ -6,6 +6,7 @@
 // inline are added to those of the files; the same name twice is an error, except that an
 // inline QOS replaces a dumped QOS of the same name. The effective configuration is published in
 // metrics.json under scheduler_report.config.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -112,6 +113,25 @@ std::shared_ptr<const cfg::ObjectSpec> reservation_spec() {
   return s;
 }
 
+std::shared_ptr<const cfg::ObjectSpec> switch_spec() {
+  return cfg::obj("slurm switch", "a topology.conf SwitchName= line: a leaf lists nodes, an upper switch lists switches",
+                  {cfg::string("name", nullptr, "SwitchName").must(),
+                   cfg::string("nodes", "", "Nodes= host list (a leaf switch)"),
+                   cfg::string("switches", "", "Switches= list of child switch names (an upper switch)")});
+}
+
+std::shared_ptr<const cfg::ObjectSpec> block_spec() {
+  return cfg::obj("slurm block", "a topology.conf BlockName= line (a base block)",
+                  {cfg::string("name", nullptr, "BlockName").must(), cfg::string("nodes", nullptr, "Nodes= host list").must()});
+}
+
+std::shared_ptr<const cfg::ObjectSpec> job_options_spec() {
+  return cfg::obj("slurm job options", "sbatch topology options carried by every job of a class",
+                  {cfg::integer("switches", 0, "--switches=N: wait for an allocation on at most N leaf switches (0 = none; topology/tree)").at_least(0).at_most(65535),
+                   cfg::number("switch_wait_s", nullptr, "--switches=N@t: the most it waits, then best effort (null = max_switch_wait_s)").or_null().at_least(0).in_unit("s"),
+                   cfg::integer("segment", 0, "--segment=S: node count must be a multiple of S, each S-node segment inside one base block (0 = none; topology/block)").at_least(0).at_most(1000000)});
+}
+
 std::shared_ptr<const cfg::ObjectSpec> params_spec() {
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "scheduler(slurm)";
@@ -168,6 +188,19 @@ std::shared_ptr<const cfg::ObjectSpec> params_spec() {
       cfg::array_of("users", user_spec(), "user associations, added to the dump's").with_default(json::array()),
       cfg::array_of("reservations", reservation_spec(), "advanced reservations").with_default(json::array()),
       cfg::number("resv_over_run_s", 0, "ResvOverRun: jobs in a reservation run this long past its end").at_least(0).in_unit("s"),
+      cfg::choice("topology_plugin", {"topology/flat", "topology/tree", "topology/block"}, "topology/flat",
+                  "TopologyPlugin (slurm.conf's replaces it); topology/block needs version master (absent in 22.05)"),
+      cfg::number("max_switch_wait_s", 300, "SchedulerParameters=max_switch_wait: default --switches wait").at_least(0).in_unit("s"),
+      cfg::array_of("switches", switch_spec(),
+                    "topology/tree switches, added to topology.conf's; none at all = the scenario fabric's tree (edge switches as leaves), else the cluster's leaves under one root")
+          .with_default(json::array()),
+      cfg::array_of("blocks", block_spec(), "topology/block base blocks, added to topology.conf's; none at all = one per cluster leaf")
+          .with_default(json::array()),
+      cfg::array_of("block_sizes", cfg::Type::Int, "BlockSizes in nodes (base size, then power-of-2 multiples); [] = 1,2,4,8,16 base blocks")
+          .with_default(json::array()),
+      cfg::map_of("node_weights", cfg::Type::Int, "host list -> node Weight for nodes slurm.conf does not describe (lowest first)")
+          .with_default(json::object()),
+      cfg::map_of("job_options", job_options_spec(), "class name -> the topology options its jobs carry").with_default(json::object()),
   };
   return s;
 }
@@ -256,6 +289,12 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
   c.preempt_exempt_time_s = b["preempt_exempt_time_s"];
   c.preempt_youngest_first = b["preempt_youngest_first"];
 
+  {
+    const std::string tp = b["topology_plugin"];
+    c.topology = tp == "topology/tree" ? "tree" : tp == "topology/block" ? "block" : "none";
+  }
+  sp.max_switch_wait_s = b["max_switch_wait_s"];
+
   // Files: slurm.conf overrides the scalars above; the dump adds associations and QOS.
   if (!b["slurm_conf"].get<std::string>().empty()) read_slurm_conf(resolve_path(ctx.base_dir, b["slurm_conf"]), c);
   if (!b["sacctmgr_dump"].get<std::string>().empty()) read_sacctmgr_dump(resolve_path(ctx.base_dir, b["sacctmgr_dump"]), c);
@@ -343,6 +382,77 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
     c.users.push_back(r);
   }
   c.resv_over_run_s = b["resv_over_run_s"];
+  auto hosts = [&](const std::string& list, const std::string& ptr) {
+    try {
+      return expand_hostlist(list);
+    } catch (const std::exception& e) {
+      throw InputError(file, ptr, fmt::format("\"{}\" is not a host list ({}); expected e.g. n[1-8]", list, e.what()));
+    }
+  };
+  for (size_t i = 0; i < b["switches"].size(); ++i) {
+    const json& x = b["switches"][i];
+    const std::string ptr = fmt::format("/scheduler/switches/{}", i);
+    Switch w;
+    w.name = x["name"];
+    if (!x["nodes"].get<std::string>().empty()) w.nodes = hosts(x["nodes"], ptr + "/nodes");
+    if (!x["switches"].get<std::string>().empty()) w.switches = hosts(x["switches"], ptr + "/switches");
+    if (w.nodes.empty() == w.switches.empty())
+      throw InputError(file, ptr, fmt::format("switch {} gives {}; expected nodes (a leaf) or switches (an upper switch)", w.name,
+                                              w.nodes.empty() ? "neither nodes nor switches" : "both nodes and switches"));
+    c.switches.push_back(w);
+  }
+  for (size_t i = 0; i < b["blocks"].size(); ++i) {
+    const json& x = b["blocks"][i];
+    Block k;
+    k.name = x["name"];
+    k.nodes = hosts(x["nodes"], fmt::format("/scheduler/blocks/{}/nodes", i));
+    c.blocks.push_back(k);
+  }
+  if (!b["block_sizes"].empty()) {
+    c.block_sizes.clear();
+    for (size_t i = 0; i < b["block_sizes"].size(); ++i) {
+      const int64_t v = b["block_sizes"][i];
+      if (v <= 0) throw InputError(file, fmt::format("/scheduler/block_sizes/{}", i), fmt::format("{}; expected a positive node count", v));
+      c.block_sizes.push_back(v);
+    }
+  }
+  for (const auto& [list, w] : b["node_weights"].items()) {
+    const int64_t v = w;
+    if (v < 0 || v > INT32_MAX) throw InputError(file, cfg::child("/scheduler/node_weights", list), fmt::format("{}; expected a Weight from 0 to 2147483647", v));
+    for (const auto& n : hosts(list, cfg::child("/scheduler/node_weights", list))) c.inline_weights.emplace_back(n, static_cast<int32_t>(v));
+  }
+  for (const auto& [klass, o] : b["job_options"].items()) {
+    JobOptions r;
+    r.klass = klass;
+    r.switches = o["switches"];
+    r.switch_wait_s = o["switch_wait_s"].is_null() ? -1.0 : o["switch_wait_s"].get<double>();
+    r.segment = o["segment"];
+    c.job_options.push_back(r);
+  }
+  // topology/tree without switches on a scenario with a fabric: the fabric's tree (edge switch
+  // = leaf, then its aggregation levels, the top last), so placement and the contention model
+  // see the same switches ("leaf switches from the fabric").
+  if (c.topology == "tree" && c.switches.empty() && ctx.fabric_tree && !ctx.fabric_tree->empty()) {
+    const auto& ft = *ctx.fabric_tree;
+    const auto& nodes = ctx.cluster.node_names;
+    for (size_t l = 0; l < ft.size(); ++l) {
+      const uint32_t groups = ft[l].empty() ? 0 : *std::max_element(ft[l].begin(), ft[l].end()) + 1;
+      for (uint32_t g = 0; g < groups; ++g) {
+        Switch w;
+        w.name = fmt::format("fabric-L{}-{}", l + 1, g);
+        for (size_t n = 0; n < nodes.size() && n < ft[l].size(); ++n) {
+          if (ft[l][n] != g) continue;
+          if (l == 0) w.nodes.push_back(nodes[n]);
+          else {
+            const std::string child = fmt::format("fabric-L{}-{}", l, ft[l - 1][n]);
+            if (w.switches.empty() || w.switches.back() != child) w.switches.push_back(child);
+          }
+        }
+        if (!w.nodes.empty() || !w.switches.empty()) c.switches.push_back(std::move(w));
+      }
+    }
+    c.switches_from_fabric = true;
+  }
   for (size_t i = 0; i < b["reservations"].size(); ++i) {
     const json& x = b["reservations"][i];
     const std::string ptr = fmt::format("/scheduler/reservations/{}", i);

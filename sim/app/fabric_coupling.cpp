@@ -132,6 +132,18 @@ nlohmann::json FabricRuntime::report() const {
           {"max_stretch", stretch_max_}};
 }
 
+std::vector<std::vector<uint32_t>> fabric_switch_tree(const FabricCoupling& c, size_t nodes) {
+  std::vector<std::vector<uint32_t>> out;
+  if (!c.fabric) return out;
+  const fabric::Topology& t = c.fabric->topology;
+  for (uint32_t l = 1; l <= t.h(); ++l) {
+    std::vector<uint32_t> g(nodes);
+    for (size_t n = 0; n < nodes; ++n) g[n] = static_cast<uint32_t>(n / t.subtree[l]);  // M_l hosts per subtree
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
 FabricCoupling load_fabric_coupling(const nlohmann::json& block, const std::string& base_dir, const std::string& file,
                                     const Workload& w, const ClusterConfig& cluster) {
   if (block.is_null()) return {};

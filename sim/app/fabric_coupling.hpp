@@ -85,6 +85,11 @@ class FabricRuntime final : public RuntimeModel {
   double slowdown_sum_ = 0, slowdown_max_ = 1, stretch_max_ = 1;
 };
 
+// The fabric's switch tree over the first `nodes` hosts (cluster node i = fabric host i):
+// [level][node] = index of the node's level-(level+1) subtree, from the edge switch (hosts per
+// edge switch m1) up to the top (one subtree). SchedulerContext::fabric_tree.
+std::vector<std::vector<uint32_t>> fabric_switch_tree(const FabricCoupling& c, size_t nodes);
+
 // Loads a resolved "fabric" block (null -> no fabric). Paths resolve against base_dir.
 // Throws InputError naming `file` and the JSON pointer (or the fabric file's own).
 FabricCoupling load_fabric_coupling(const nlohmann::json& block, const std::string& base_dir, const std::string& file,

@@ -35,6 +35,8 @@ json nullable(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   const SchedulerEntry* entry = find_scheduler(sc.resolved["scheduler"]["type"]);
   SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+  const std::vector<std::vector<uint32_t>> fabric_tree = fabric_switch_tree(sc.fabric, sc.cluster.nodes());
+  if (sc.fabric.fabric) ctx.fabric_tree = &fabric_tree;
   std::unique_ptr<Scheduler> sched = entry->make(sc.resolved["scheduler"], ctx);
   if (const json& ip = sc.resolved["idle_pool"]; !ip.is_null() || !sc.fallbacks.empty()) {  // issue 7: composable with any model
     idle_pool::Params p;
