@@ -96,6 +96,7 @@ TEST_CASE("tree: a waiting --switches job shows Reason=Resources", "[slurm][topo
 TEST_CASE("block: smallest level, best fit, segments", "[slurm][topology][conformance]") {
   SlurmConfig c;
   c.version = floorsim::slurm::Version::Master;
+  c.sched.batch_sched_delay_s = 0;  // a pass at every event: the placement is timed without it
   c.topology = "block";
   c.blocks = {{"b1", {"n001", "n002"}}, {"b2", {"n003", "n004"}}, {"b3", {"n005", "n006"}}, {"b4", {"n007", "n008"}}};
   c.job_options = {{"seg", 0, -1, 2}};
