@@ -34,6 +34,15 @@ constexpr int kTres = 3;  // 0 gpu, 1 node, 2 cpu
 constexpr SimTime kYear_s = 365.0 * 86400;
 constexpr uint32_t kNoIdx = UINT32_MAX;
 
+// Bits set in x. std::popcount becomes a library call without -mpopcnt; this is a few
+// instructions inline.
+inline int popcount64(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+}
+
 // kSpread[b]: the 8 bits of b as 8 bytes of 0/1, lowest bit in the first byte (little endian).
 constexpr auto kSpread = [] {
   std::array<uint64_t, 256> t{};
@@ -314,6 +323,19 @@ class SlurmModel final : public Scheduler {
   void map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes);
   uint32_t map_split(SimTime t);
   bool will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  // will_run's fast path (same answers, spec §2): see build_plan().
+  bool sum_decides(const JobSpec& js) const {
+    return resv_.empty() && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
+  }
+  void build_plan(const Snapshot& v);
+  int64_t plan_sum(const uint64_t* planes) const {
+    int64_t s = 0;
+    for (int b = 0; b < planes_; ++b)
+      for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(mbits_[w] & planes[b * nw_ + w])) << b;
+    return s;
+  }
+  bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  bool place_lazy(const Snapshot& v, const JobSpec& js);
   // Bitset (64 nodes a word) to one byte (0/1) per node.
   void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
     out.resize(nw_ * 64);
@@ -400,6 +422,21 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> accw_;        // AND of the slices a test spans
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
+  // The release plan of a backfill pass (build_plan): the release groups of will_run are the
+  // same for every tested job (only its node mask differs), so each group's projected free GPUs
+  // are kept once per pass as bit planes (bit b of every node's GPUs, 64 nodes a word), and a
+  // job's projected sum over its mask is a few popcounts instead of a walk over the releases.
+  std::vector<uint64_t> part_bits_;   // by partition x word: the partition's nodes
+  std::vector<uint64_t> avail_bits_;  // nodes available to this backfill pass (the map's start)
+  std::vector<uint64_t> mbits_;       // the tested job's nodes (fast path)
+  std::vector<uint64_t> lvl_bits_;    // by level x plane x word; level 0 = free_, level g+1 = after group g
+  std::vector<uint64_t> cap_bits_;    // by plane x word: capacities
+  std::vector<SimTime> lvl_t_;        // by level: end time of its last released job (level >= 1)
+  std::vector<uint32_t> lvl_k_;       // by level: ends_ entries released up to it
+  std::vector<int32_t> lvl_val_;      // scratch: GPUs by node
+  int planes_ = 0;                    // 0: some value is negative, the fast path is off
+  bool plan_ok_ = false;              // built for the current free_ and ends_
+  uint32_t lazy_level_ = 0;           // will_run_fast's answer, placed only when needed
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
   // last sorted, which an insertion sort turns into the new order cheaply.
@@ -623,6 +660,11 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   assoc_used_.assign(assoc_.size() * kTres, 0);
   assoc_jobs_.assign(assoc_.size(), 0);
   part_failed_.assign(part_.size(), 0);
+  nw_ = (nn_ + 63) / 64;
+  part_bits_.assign(part_.size() * nw_, 0);
+  for (size_t p = 0; p < part_.size(); ++p)
+    for (size_t n = 0; n < nn_; ++n)
+      if (part_[p].mask[n]) part_bits_[p * nw_ + (n >> 6)] |= uint64_t{1} << (n & 63);
   stopping_.assign(nj, 0);
   build_reservations(wl, cluster, file);
   {
@@ -1382,6 +1424,7 @@ void SlurmModel::map_reset(SimTime begin, SimTime end) {
   slice_mask_.assign(nw_, 0);
   for (size_t n = 0; n < nn_; ++n)
     if (avail_[n]) slice_mask_[n >> 6] |= uint64_t{1} << (n & 63);
+  avail_bits_ = slice_mask_;
 }
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
@@ -1474,6 +1517,100 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
   return false;
 }
 
+// will_run for a job that fits wherever its mask holds enough GPUs (sum_decides: whole-node
+// free GPU counts add up, no node count, no reservation adjustments): the first release level
+// whose projected sum over the mask reaches the job's GPUs is the one where will_run's fit()
+// first succeeds, so that level gives the same start. The placement (shares_) is computed only
+// when the caller needs it (place_lazy), from the same projection will_run would have built.
+void SlurmModel::build_plan(const Snapshot& v) {
+  plan_ok_ = true;
+  planes_ = 0;
+  // Largest value any level or capacity takes: the number of bit planes.
+  lvl_val_.assign(free_.begin(), free_.end());
+  for (const auto& e : ends_)
+    for (const auto& s : end_alloc(v, e)) lvl_val_[s.node] += s.gpus;
+  int32_t mx = 0;
+  for (size_t n = 0; n < nn_; ++n) {
+    if (free_[n] < 0 || lvl_val_[n] < free_[n]) return;  // negative: leave it to will_run
+    mx = std::max({mx, lvl_val_[n], v.cluster.capacity_gpus[n]});
+  }
+  if (std::any_of(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end(), [](int32_t c) { return c < 0; })) return;
+  const int planes = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(mx))));
+  const size_t per = static_cast<size_t>(planes) * nw_;
+  auto set_node = [&](uint64_t* P, size_t n, int32_t val) {
+    const uint64_t bit = uint64_t{1} << (n & 63);
+    for (int b = 0; b < planes; ++b) {
+      uint64_t& w = P[b * nw_ + (n >> 6)];
+      w = ((val >> b) & 1) ? (w | bit) : (w & ~bit);
+    }
+  };
+  cap_bits_.assign(per, 0);
+  for (size_t n = 0; n < nn_; ++n) set_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
+  lvl_val_.assign(free_.begin(), free_.end());
+  lvl_bits_.assign(per, 0);
+  lvl_t_.assign(1, v.now);
+  lvl_k_.assign(1, 0);
+  for (size_t n = 0; n < nn_; ++n) set_node(lvl_bits_.data(), n, lvl_val_[n]);
+  // The groups exactly as will_run forms them.
+  SimTime window = 30;
+  size_t k = 0;
+  while (k < ends_.size()) {
+    const size_t base = lvl_bits_.size();
+    lvl_bits_.resize(base + per);
+    std::copy_n(lvl_bits_.begin() + static_cast<ptrdiff_t>(base - per), per, lvl_bits_.begin() + static_cast<ptrdiff_t>(base));
+    const SimTime first = ends_[k].t;
+    size_t removed = 0;
+    do {
+      for (const auto& s : end_alloc(v, ends_[k])) {
+        lvl_val_[s.node] += s.gpus;
+        set_node(lvl_bits_.data() + base, s.node, lvl_val_[s.node]);
+      }
+      ++k;
+      ++removed;
+    } while (k < ends_.size() && ends_[k].t <= first + window && removed <= 200);
+    window *= 2;
+    lvl_t_.push_back(ends_[k - 1].t);
+    lvl_k_.push_back(static_cast<uint32_t>(k));
+  }
+  planes_ = planes;
+}
+
+bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+  if (!plan_ok_) build_plan(v);
+  if (planes_ == 0) {
+    expand_bits(mbits_, mask_);
+    return will_run(v, js, start_s);
+  }
+  // Sums only grow from level to level: the last level says whether any does, a binary search
+  // finds the first.
+  const size_t per = static_cast<size_t>(planes_) * nw_;
+  size_t hi = lvl_k_.size() - 1;
+  if (plan_sum(lvl_bits_.data() + hi * per) < js.gpus) return false;
+  if (plan_sum(cap_bits_.data()) < js.gpus) return false;  // not even an empty map holds it
+  size_t lo = 0;  // first level with sum >= gpus is in [lo, hi]
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (plan_sum(lvl_bits_.data() + mid * per) >= js.gpus) hi = mid;
+    else lo = mid + 1;
+  }
+  lazy_level_ = static_cast<uint32_t>(lo);
+  const SimTime e = lvl_t_[lo];
+  start_s = lo == 0 ? v.now : e <= v.now ? v.now + 1 : e;
+  return true;
+}
+
+// The placement will_run would have made for will_run_fast's answer (same projection on the
+// same mask, so the same shares_).
+bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
+  expand_bits(mbits_, mask_);
+  proj_.resize(nn_);
+  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
+  for (size_t k = 0; k < lvl_k_[lazy_level_]; ++k)
+    for (const auto& s : end_alloc(v, ends_[k]))
+      if (mask_[s.node]) proj_[s.node] += s.gpus;
+  return fit(js, proj_);
+}
+
 void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
   ++bf_passes_;
   const auto& sp = cfg_.sched;
@@ -1496,6 +1633,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     return a.job < b.job;
   });
   if (sp.bf_max_job_user > 0) bf_user_.assign(nusers_, 0);
+  plan_ok_ = false;
   int64_t tested = 0;
   for (JobIdx j : order_) {
     if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;
@@ -1522,6 +1660,8 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     const bool no_reserve = qos_[jqos_[j]].q.flags.no_reserve;
     // NoReserve with preemption on: tested as a 1-minute job so it fits any gap (spec §2).
     const SimTime test_limit = (no_reserve && preempt_on_) ? 60 : comp_limit;
+    const bool fast = sum_decides(js);
+    const uint64_t* pbits = part_bits_.data() + jpart_[j] * nw_;
     SimTime start_res = v.now;
     SimTime later_start = 0;
     uint32_t first = 0;  // the map's first slice
@@ -1538,8 +1678,11 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         if (s.begin > end_time) break;
         for (size_t w = 0; w < nw_; ++w) accw_[w] &= slice_mask_[i * nw_ + w];
       }
-      expand_bits(accw_, mask_);
-      {
+      if (fast) {
+        mbits_.resize(nw_);
+        for (size_t w = 0; w < nw_; ++w) mbits_[w] = accw_[w] & avail_bits_[w] & pbits[w];
+      } else {
+        expand_bits(accw_, mask_);
         const size_t nn = nn_;
         uint8_t* __restrict mk = mask_.data();
         const uint8_t* __restrict av = avail_.data();
@@ -1555,7 +1698,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         break;
       }
       SimTime t = 0;
-      if (!will_run(v, js, t)) {
+      if (!(fast ? will_run_fast(v, js, t) : will_run(v, js, t))) {
         // job_test_resv: an advanced reservation in the way moves the start to its end.
         if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
             (later_start == 0 || resv_next_free_ < later_start))
@@ -1568,7 +1711,9 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       }
       t = std::max(t, start_res);
       if (t <= v.now) {
+        if (fast) place_lazy(v, js);
         start(v, j, out, limit);
+        plan_ok_ = false;  // free_ and ends_ changed
         considered_[j] = 2;
         ++bf_starts_;
         break;
@@ -1584,6 +1729,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       SimTime end_res = t + comp_limit;
       end_res = cfg_.version == Version::V22_05 ? std::floor(end_res / res) * res : std::ceil(end_res / res) * res;
       const SimTime start_rounded = std::floor(t / res) * res;
+      if (fast) place_lazy(v, js);
       // The chosen nodes must be free in the map over [start, end]; else try from t.
       bool overlap = false;
       for (uint32_t i = 0; i != kNoIdx && !overlap; i = slices_[i].next) {
