@@ -250,6 +250,21 @@ class SlurmModel final : public Scheduler {
   }
   void fairshare() const;
   void fair_tree_rank(uint32_t a, double& rank) const;
+  // One user's fair-share factor as fairshare() would set it (sort_queue needs only the users
+  // of pending jobs): Fair Tree ranks by position, so a user's rank is the number of users the
+  // depth-first walk visits before its tie group, counted level by level along its path.
+  void ensure_fs_of(uint32_t a) const {
+    if (!fs_dirty_) return;
+    if (!cfg_.prio.fair_tree) {
+      ensure_fs();
+      return;
+    }
+    if (fs_at_[a] == fs_epoch_) return;
+    fair_tree_user(a);
+    fs_at_[a] = fs_epoch_;
+  }
+  void fair_tree_user(uint32_t u) const;
+  void fair_tree_level(uint32_t a) const;
   double priority(const Snapshot& v, JobIdx j) const;
 
   // ---- pass helpers ----
@@ -448,6 +463,12 @@ class SlurmModel final : public Scheduler {
   mutable std::vector<double> ft_usage_, ft_lf_, ft_fs_;
   mutable std::vector<double> snorm_buf_;
   mutable bool fs_dirty_ = true;
+  // Per-user Fair Tree (ensure_fs_of): usage state number, when each association's fs and its
+  // children's level fairshares were last computed, users below each association.
+  uint64_t fs_epoch_ = 1;
+  mutable std::vector<uint64_t> fs_at_, lf_at_;
+  mutable std::vector<uint32_t> ft_pos_, ft_before_;
+  std::vector<uint32_t> ft_nusers_;
 };
 
 // ---------------------------------------------------------------- construction
@@ -698,6 +719,14 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
     ft_usage_.resize(na);
     ft_lf_.resize(na);
     ft_fs_.resize(na);
+    ft_nusers_.assign(na, 0);
+    for (size_t i = 0; i < na; ++i)
+      if (assoc_[i].is_user)
+        for (uint32_t a = static_cast<uint32_t>(i); a != kNoIdx; a = assoc_[a].parent) ++ft_nusers_[a];
+    fs_at_.assign(na, 0);
+    ft_pos_.assign(na, 0);
+    ft_before_.assign(na, 0);
+    lf_at_.assign(na, 0);
   }
   fs_dirty_ = true;
 }
@@ -940,6 +969,7 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   }
   last_calc_s_ = now;
   fs_dirty_ = true;
+  ++fs_epoch_;
 }
 
 void SlurmModel::fairshare() const {
@@ -1022,6 +1052,65 @@ void SlurmModel::fair_tree_rank(uint32_t a, double& rank) const {
     rank -= static_cast<double>(k - i);
     i = k;
   }
+}
+
+// One level of fair_tree_rank for the children of a: level fairshares (same sums in the same
+// order), the same total order (insertion sort of the last one), and for each child its
+// position and the users below the children ordered before it.
+void SlurmModel::fair_tree_level(uint32_t a) const {
+  if (lf_at_[a] == fs_epoch_) return;
+  lf_at_[a] = fs_epoch_;
+  const uint32_t b = ft_off_[a], e = ft_off_[a + 1];
+  int64_t ssum = 0;
+  double usum = 0;
+  for (uint32_t i = b; i < e; ++i) ssum += ft_share_[ft_child_[i]], usum += assoc_[ft_child_[i]].usage;
+  for (uint32_t i = b; i < e; ++i) {
+    const uint32_t c = ft_child_[i];
+    const double s = ssum > 0 ? static_cast<double>(ft_share_[c]) / static_cast<double>(ssum) : 0;
+    const double u = usum > 0 ? assoc_[c].usage / usum : 0;
+    ft_lf_[c] = u > 0 ? s / u : std::numeric_limits<double>::infinity();
+  }
+  const double* lf = ft_lf_.data();
+  const uint32_t* key = ft_key_.data();
+  auto before = [&](uint32_t x, uint32_t y) {
+    if (lf[x] != lf[y]) return lf[x] > lf[y];
+    if (key[x] != key[y]) return key[x] < key[y];
+    return x < y;
+  };
+  uint32_t* ord = ft_order_.data();
+  for (uint32_t i = b + 1; i < e; ++i) {
+    const uint32_t x = ord[i];
+    uint32_t k = i;
+    for (; k > b && before(x, ord[k - 1]); --k) ord[k] = ord[k - 1];
+    ord[k] = x;
+  }
+  uint32_t seen = 0;
+  for (uint32_t i = b; i < e; ++i) {
+    ft_pos_[ord[i]] = i;
+    ft_before_[ord[i]] = seen;
+    seen += ft_nusers_[ord[i]];
+  }
+}
+
+// fair_tree_rank's walk gives rank = users - (users visited before u's tie group): at each
+// level the users below the siblings ordered before the path's child; at u's own level, before
+// the first of the consecutive users of u's LF that u belongs to.
+void SlurmModel::fair_tree_user(uint32_t u) const {
+  uint64_t seen = 0;
+  for (uint32_t x = u; assoc_[x].parent != kNoIdx; x = assoc_[x].parent) {
+    const uint32_t p = assoc_[x].parent;
+    fair_tree_level(p);
+    if (x != u) {
+      seen += ft_before_[x];
+      continue;
+    }
+    const uint32_t b = ft_off_[p];
+    uint32_t i = ft_pos_[u];
+    while (i > b && ft_user_[ft_order_[i - 1]] && ft_lf_[ft_order_[i - 1]] == ft_lf_[u]) --i;
+    seen += ft_before_[ft_order_[i]];
+  }
+  const double users = static_cast<double>(ft_users_);
+  assoc_[u].fs = ft_users_ ? (users - static_cast<double>(seen)) / users : 0;
 }
 
 double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
@@ -1193,11 +1282,12 @@ bool SlurmModel::denied(const Snapshot& v, JobIdx j, SimTime limit) const {
 // ---------------------------------------------------------------- queue
 
 void SlurmModel::sort_queue(const Snapshot& v) {
-  if (cfg_.prio.type == PriorityType::Multifactor) ensure_fs();
+  const bool multifactor = cfg_.prio.type == PriorityType::Multifactor;
   order_.clear();
   for (JobIdx j : v.pending) {
     if (!jgone_.empty() && jgone_[j]) continue;  // association deleted: cancelled in this pass
     order_.push_back(j);
+    if (multifactor) ensure_fs_of(jassoc_[j]);
     prio_[j] = priority(v, j);
   }
   // js:sort_job_queue2 (spec §1): preemptor before preemptee (pairwise, only with preemption),
