@@ -1692,6 +1692,37 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
 // The placement will_run would have made for will_run_fast's answer (same projection on the
 // same mask, so the same shares_).
 bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
+  if (!weighted_ && planes_ > 0) {
+    // placement::first_fit_masked on the level's values, visiting only the mask's nodes.
+    const uint64_t* P = lvl_bits_.data() + static_cast<size_t>(lazy_level_) * static_cast<size_t>(planes_) * nw_;
+    auto value = [&](size_t n) {
+      int32_t x = 0;
+      for (int b = 0; b < planes_; ++b) x |= static_cast<int32_t>((P[b * nw_ + (n >> 6)] >> (n & 63)) & 1) << b;
+      return x;
+    };
+    shares_.clear();
+    if (js.gpus <= max_node_gpus_)
+      for (size_t w = 0; w < nw_; ++w)
+        for (uint64_t m = mbits_[w]; m != 0; m &= m - 1) {
+          const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(m));
+          if (value(n) >= js.gpus) {
+            shares_.push_back({static_cast<NodeIdx>(n), js.gpus});
+            return true;
+          }
+        }
+    int32_t need = js.gpus;
+    for (size_t w = 0; w < nw_ && need > 0; ++w)
+      for (uint64_t m = mbits_[w]; m != 0 && need > 0; m &= m - 1) {
+        const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(m));
+        const int32_t x = value(n);
+        if (x <= 0) continue;
+        const int32_t g = x < need ? x : need;
+        shares_.push_back({static_cast<NodeIdx>(n), g});
+        need -= g;
+      }
+    if (need > 0) shares_.clear();
+    return need == 0;
+  }
   expand_bits(mbits_, mask_);
   proj_.resize(nn_);
   for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
