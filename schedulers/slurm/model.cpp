@@ -444,6 +444,7 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> part_bits_;   // by partition x word: the partition's nodes
   std::vector<uint64_t> avail_bits_;  // nodes available to this backfill pass (the map's start)
   std::vector<uint64_t> mbits_;       // the tested job's nodes (fast path)
+  std::vector<uint64_t> share_bits_;  // nodes of shares_ (map_add, overlap check)
   std::vector<uint64_t> lvl_bits_;    // by level x plane x word; level 0 = free_, level g+1 = after group g
   std::vector<uint64_t> cap_bits_;    // by plane x word: capacities
   std::vector<SimTime> lvl_t_;        // by level: end time of its last released job (level >= 1)
@@ -1542,8 +1543,10 @@ void SlurmModel::map_add(SimTime start, SimTime end, std::span<const NodeShare> 
   const uint32_t a = map_split(start);
   if (a == kNoIdx) return;
   map_split(end);
+  share_bits_.assign(nw_, 0);
+  for (const auto& s : nodes) share_bits_[s.node >> 6] |= uint64_t{1} << (s.node & 63);
   for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
-    for (const auto& s : nodes) slice_mask_[i * nw_ + (s.node >> 6)] &= ~(uint64_t{1} << (s.node & 63));  // whole nodes (spec §2)
+    for (size_t w = 0; w < nw_; ++w) slice_mask_[i * nw_ + w] &= ~share_bits_[w];  // whole nodes (spec §2)
 }
 
 // ct:_will_run_test: release running jobs in end-time order, in groups ending within a window
@@ -1701,6 +1704,12 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
       return x;
     };
     shares_.clear();
+    // Nodes with no GPU at the level are skipped by first_fit_masked either way.
+    for (size_t w = 0; w < nw_; ++w) {
+      uint64_t any = 0;
+      for (int b = 0; b < planes_; ++b) any |= P[b * nw_ + w];
+      mbits_[w] &= any;
+    }
     if (js.gpus <= max_node_gpus_)
       for (size_t w = 0; w < nw_; ++w)
         for (uint64_t m = mbits_[w]; m != 0; m &= m - 1) {
@@ -1755,6 +1764,8 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
   });
   if (sp.bf_max_job_user > 0) bf_user_.assign(nusers_, 0);
   plan_ok_ = false;
+  accw_.resize(nw_);
+  mbits_.resize(nw_);
   int64_t tested = 0;
   for (JobIdx j : order_) {
     if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;
@@ -1791,16 +1802,22 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       // Slices are contiguous and start_res only grows while one job is tested, so the walk
       // starts at the first slice that ends after start_res (kept across retries).
       while (first != kNoIdx && slices_[first].end <= start_res) first = slices_[first].next;
-      accw_.assign(nw_, ~uint64_t{0});
+      uint64_t* __restrict acc = accw_.data();
+      for (size_t w = 0; w < nw_; ++w) acc[w] = ~uint64_t{0};
       later_start = 0;
+      if (first != kNoIdx && slices_[first].next != kNoIdx) later_start = slices_[first].end;
       for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
         const Slice& s = slices_[i];
-        if (s.next != kNoIdx && later_start == 0) later_start = s.end;
         if (s.begin > end_time) break;
-        for (size_t w = 0; w < nw_; ++w) accw_[w] &= slice_mask_[i * nw_ + w];
+        const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
+        if (nw_ == 2) {  // up to 128 nodes: the common case, unrolled
+          acc[0] &= sm[0];
+          acc[1] &= sm[1];
+        } else {
+          for (size_t w = 0; w < nw_; ++w) acc[w] &= sm[w];
+        }
       }
       if (fast) {
-        mbits_.resize(nw_);
         for (size_t w = 0; w < nw_; ++w) mbits_[w] = accw_[w] & avail_bits_[w] & pbits[w];
       } else {
         expand_bits(accw_, mask_);
@@ -1852,11 +1869,13 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       const SimTime start_rounded = std::floor(t / res) * res;
       if (fast) place_lazy(v, js);
       // The chosen nodes must be free in the map over [start, end]; else try from t.
+      share_bits_.assign(nw_, 0);
+      for (const auto& sh : shares_) share_bits_[sh.node >> 6] |= uint64_t{1} << (sh.node & 63);
       bool overlap = false;
       for (uint32_t i = 0; i != kNoIdx && !overlap; i = slices_[i].next) {
         const Slice& s = slices_[i];
         if (s.end <= start_rounded || s.begin >= end_res) continue;
-        for (const auto& sh : shares_) overlap |= ((slice_mask_[i * nw_ + (sh.node >> 6)] >> (sh.node & 63)) & 1) == 0;
+        for (size_t w = 0; w < nw_; ++w) overlap |= (share_bits_[w] & ~slice_mask_[i * nw_ + w]) != 0;
       }
       if (overlap && t > start_res) {
         start_res = t;
