@@ -233,7 +233,9 @@ class SlurmModel final : public Scheduler {
     const JobSpec& js = v.jobs[j];
     const uint32_t q = jqos_[j];
     const double uf = q == kNoIdx ? 1.0 : qos_[q].q.usage_factor;
-    to_assoc[jassoc_[j]] += dt * js.gpus * uf;  // billable TRES = GPUs (TRESBillingWeights gres/gpu=1)
+    const uint32_t a = jassoc_[j];
+    if (&to_assoc == &pend_assoc_ && !pend_mark_[a]) pend_mark_[a] = 1, pend_list_.push_back(a);
+    to_assoc[a] += dt * js.gpus * uf;  // billable TRES = GPUs (TRESBillingWeights gres/gpu=1)
     if (q != kNoIdx) {
       to_qos[q * kTres + 0] += dt * js.gpus * uf;
       to_qos[q * kTres + 1] += dt * jnodes_[j] * uf;
@@ -389,6 +391,8 @@ class SlurmModel final : public Scheduler {
 
   // accounting
   std::vector<double> pend_assoc_, pend_qos_;
+  std::vector<uint32_t> pend_list_;  // associations with pending usage (recalc_usage visits only these)
+  std::vector<uint8_t> pend_mark_;
   SimTime last_calc_s_ = -1;
   SimTime last_reset_s_ = 0;
 
@@ -451,6 +455,8 @@ class SlurmModel final : public Scheduler {
   std::vector<uint32_t> lvl_k_;       // by level: ends_ entries released up to it
   std::vector<int32_t> lvl_val_;      // scratch: GPUs by node
   int planes_ = 0;                    // 0: some value is negative, the fast path is off
+  int cap_planes_ = 0;                // cap_bits_ holds cap_src_ in this many planes
+  std::vector<int32_t> cap_src_;
   bool plan_ok_ = false;              // built for the current free_ and ends_
   uint32_t lazy_level_ = 0;           // will_run_fast's answer, placed only when needed
   mutable std::vector<uint32_t> tree_buf_;
@@ -469,6 +475,13 @@ class SlurmModel final : public Scheduler {
   uint64_t fs_epoch_ = 1;
   mutable std::vector<uint64_t> fs_at_, lf_at_;
   mutable std::vector<uint32_t> ft_pos_, ft_before_;
+  std::vector<double> ft_s_;  // by association: its shares over its siblings' (static)
+  // Each level's children as (LF, name rank, index) in CSR positions, in the order last sorted.
+  struct FtEnt {
+    double lf;
+    uint32_t key, idx;
+  };
+  mutable std::vector<FtEnt> ft_ent_;
   std::vector<uint32_t> ft_nusers_;
 };
 
@@ -674,6 +687,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   for (size_t i = 0; i < assoc_.size(); ++i)
     if (assoc_[i].parent != kNoIdx) assoc_[assoc_[i].parent].children.push_back(static_cast<uint32_t>(i));
   pend_assoc_.assign(assoc_.size(), 0);
+  pend_mark_.assign(assoc_.size(), 0);
   pend_qos_.assign(qos_.size() * kTres, 0);
   qos_used_.assign(qos_.size() * kTres, 0);
   qos_jobs_.assign(qos_.size(), 0);
@@ -725,6 +739,15 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
       if (assoc_[i].is_user)
         for (uint32_t a = static_cast<uint32_t>(i); a != kNoIdx; a = assoc_[a].parent) ++ft_nusers_[a];
     fs_at_.assign(na, 0);
+    ft_s_.assign(na, 0);
+    ft_ent_.resize(ft_child_.size());
+    for (size_t i = 0; i < ft_child_.size(); ++i) ft_ent_[i] = {0.0, ft_key_[ft_child_[i]], ft_child_[i]};
+    for (size_t a = 0; a < na; ++a) {
+      int64_t ssum = 0;
+      for (uint32_t i = ft_off_[a]; i < ft_off_[a + 1]; ++i) ssum += ft_share_[ft_child_[i]];
+      for (uint32_t i = ft_off_[a]; i < ft_off_[a + 1]; ++i)
+        ft_s_[ft_child_[i]] = ssum > 0 ? static_cast<double>(ft_share_[ft_child_[i]]) / static_cast<double>(ssum) : 0;
+    }
     ft_pos_.assign(na, 0);
     ft_before_.assign(na, 0);
     lf_at_.assign(na, 0);
@@ -945,11 +968,15 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
     add_usage(v, j, now - acc_from_[j], pend_assoc_, pend_qos_);
     acc_from_[j] = now;
   }
-  for (size_t i = 0; i < assoc_.size(); ++i) {
+  // In association order, as a loop over all of them would add (the sums are floating point).
+  std::sort(pend_list_.begin(), pend_list_.end());
+  for (uint32_t i : pend_list_) {
     // Usage of a user adds to every account above it.
-    for (uint32_t a = static_cast<uint32_t>(i); a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) assoc_[a].usage += pend_assoc_[i];
+    for (uint32_t a = i; a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) assoc_[a].usage += pend_assoc_[i];
     pend_assoc_[i] = 0;
+    pend_mark_[i] = 0;
   }
+  pend_list_.clear();
   for (size_t q = 0; q < qos_.size(); ++q) {
     qos_[q].usage_gpu_s += pend_qos_[q * kTres + 0];
     qos_[q].usage_node_s += pend_qos_[q * kTres + 1];
@@ -1062,34 +1089,31 @@ void SlurmModel::fair_tree_level(uint32_t a) const {
   if (lf_at_[a] == fs_epoch_) return;
   lf_at_[a] = fs_epoch_;
   const uint32_t b = ft_off_[a], e = ft_off_[a + 1];
-  int64_t ssum = 0;
   double usum = 0;
-  for (uint32_t i = b; i < e; ++i) ssum += ft_share_[ft_child_[i]], usum += assoc_[ft_child_[i]].usage;
+  for (uint32_t i = b; i < e; ++i) usum += assoc_[ft_child_[i]].usage;
+  FtEnt* E = ft_ent_.data();
   for (uint32_t i = b; i < e; ++i) {
-    const uint32_t c = ft_child_[i];
-    const double s = ssum > 0 ? static_cast<double>(ft_share_[c]) / static_cast<double>(ssum) : 0;
+    const uint32_t c = E[i].idx;
     const double u = usum > 0 ? assoc_[c].usage / usum : 0;
-    ft_lf_[c] = u > 0 ? s / u : std::numeric_limits<double>::infinity();
+    E[i].lf = u > 0 ? ft_s_[c] / u : std::numeric_limits<double>::infinity();
   }
-  const double* lf = ft_lf_.data();
-  const uint32_t* key = ft_key_.data();
-  auto before = [&](uint32_t x, uint32_t y) {
-    if (lf[x] != lf[y]) return lf[x] > lf[y];
-    if (key[x] != key[y]) return key[x] < key[y];
-    return x < y;
+  auto before = [](const FtEnt& x, const FtEnt& y) {
+    if (x.lf != y.lf) return x.lf > y.lf;
+    if (x.key != y.key) return x.key < y.key;
+    return x.idx < y.idx;
   };
-  uint32_t* ord = ft_order_.data();
   for (uint32_t i = b + 1; i < e; ++i) {
-    const uint32_t x = ord[i];
+    if (!before(E[i], E[i - 1])) continue;
+    const FtEnt x = E[i];
     uint32_t k = i;
-    for (; k > b && before(x, ord[k - 1]); --k) ord[k] = ord[k - 1];
-    ord[k] = x;
+    for (; k > b && before(x, E[k - 1]); --k) E[k] = E[k - 1];
+    E[k] = x;
   }
   uint32_t seen = 0;
   for (uint32_t i = b; i < e; ++i) {
-    ft_pos_[ord[i]] = i;
-    ft_before_[ord[i]] = seen;
-    seen += ft_nusers_[ord[i]];
+    ft_pos_[E[i].idx] = i;
+    ft_before_[E[i].idx] = seen;
+    seen += ft_nusers_[E[i].idx];
   }
 }
 
@@ -1106,9 +1130,11 @@ void SlurmModel::fair_tree_user(uint32_t u) const {
       continue;
     }
     const uint32_t b = ft_off_[p];
-    uint32_t i = ft_pos_[u];
-    while (i > b && ft_user_[ft_order_[i - 1]] && ft_lf_[ft_order_[i - 1]] == ft_lf_[u]) --i;
-    seen += ft_before_[ft_order_[i]];
+    const FtEnt* E = ft_ent_.data();
+    const uint32_t pos = ft_pos_[u];
+    uint32_t i = pos;
+    while (i > b && ft_user_[E[i - 1].idx] && E[i - 1].lf == E[pos].lf) --i;
+    seen += ft_before_[E[i].idx];
   }
   const double users = static_cast<double>(ft_users_);
   assoc_[u].fs = ft_users_ ? (users - static_cast<double>(seen)) / users : 0;
@@ -1294,7 +1320,7 @@ void SlurmModel::sort_queue(const Snapshot& v) {
   // js:sort_job_queue2 (spec §1): preemptor before preemptee (pairwise, only with preemption),
   // higher partition PriorityTier, higher priority, earlier submit, lower id. stable_sort is a
   // merge sort, so a comparator that is not a total order still gives a deterministic result.
-  std::stable_sort(order_.begin(), order_.end(), [&](JobIdx a, JobIdx b) {
+  auto before = [&](JobIdx a, JobIdx b) {
     if (preempt_on_) {
       const uint32_t qa = jqos_[a], qb = jqos_[b];
       if (qa != kNoIdx && qb != kNoIdx && qa != qb) {
@@ -1308,7 +1334,19 @@ void SlurmModel::sort_queue(const Snapshot& v) {
     const SimTime sa = v.runs[a].queued_s, sb = v.runs[b].queued_s;
     if (sa != sb) return sa < sb;
     return v.jobs[a].id < v.jobs[b].id;
-  });
+  };
+  // Without preemption the order is a strict weak ordering, so any stable sort gives
+  // stable_sort's result; a short queue is sorted in place (no buffer).
+  if (!preempt_on_ && order_.size() <= 24) {
+    for (size_t i = 1; i < order_.size(); ++i) {
+      const JobIdx x = order_[i];
+      size_t k = i;
+      for (; k > 0 && before(x, order_[k - 1]); --k) order_[k] = order_[k - 1];
+      order_[k] = x;
+    }
+  } else {
+    std::stable_sort(order_.begin(), order_.end(), before);
+  }
 }
 
 void SlurmModel::start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit) {
@@ -1637,8 +1675,13 @@ void SlurmModel::build_plan(const Snapshot& v) {
       w = ((val >> b) & 1) ? (w | bit) : (w & ~bit);
     }
   };
-  cap_bits_.assign(per, 0);
-  for (size_t n = 0; n < nn_; ++n) set_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
+  // Capacities rarely change: their planes are rebuilt only when they or the plane count do.
+  if (cap_planes_ != planes || !std::equal(cap_src_.begin(), cap_src_.end(), v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end())) {
+    cap_src_.assign(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end());
+    cap_planes_ = planes;
+    cap_bits_.assign(per, 0);
+    for (size_t n = 0; n < nn_; ++n) set_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
+  }
   lvl_val_.assign(free_.begin(), free_.end());
   lvl_bits_.assign(per, 0);
   lvl_t_.assign(1, v.now);
@@ -1709,6 +1752,16 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
       uint64_t any = 0;
       for (int b = 0; b < planes_; ++b) any |= P[b * nw_ + w];
       mbits_[w] &= any;
+    }
+    if (planes_ == 1) {
+      // Every node left holds one GPU: the first `gpus` of them (a single-node fit of 1 GPU
+      // is the first one too).
+      int32_t need = js.gpus;
+      for (size_t w = 0; w < nw_ && need > 0; ++w)
+        for (uint64_t m = mbits_[w]; m != 0 && need > 0; m &= m - 1, --need)
+          shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(m))), 1});
+      if (need > 0) shares_.clear();
+      return need == 0;
     }
     if (js.gpus <= max_node_gpus_)
       for (size_t w = 0; w < nw_; ++w)
