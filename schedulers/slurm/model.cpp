@@ -346,6 +346,8 @@ class SlurmModel final : public Scheduler {
   }
   void build_plan(const Snapshot& v);
   int64_t plan_sum(const uint64_t* planes) const {
+    const uint64_t* m = mbits_.data();
+    if (planes_ == 1 && nw_ == 2) return popcount64(m[0] & planes[0]) + popcount64(m[1] & planes[1]);
     int64_t s = 0;
     for (int b = 0; b < planes_; ++b)
       for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(mbits_[w] & planes[b * nw_ + w])) << b;
@@ -1506,10 +1508,12 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     }
     const PartRt& P = part_[p];
     mask_.resize(nn_);
-    if (rv == kNoIdx)
-      for (size_t n = 0; n < nn_; ++n) mask_[n] = avail_[n] & P.mask[n];
-    else
-      for (size_t n = 0; n < nn_; ++n) mask_[n] = v.cluster.node_up[n] & P.mask[n];
+    {
+      uint8_t* __restrict mk = mask_.data();
+      const uint8_t* __restrict src = rv == kNoIdx ? avail_.data() : v.cluster.node_up.data();
+      const uint8_t* __restrict pm = P.mask.data();
+      for (size_t n = 0; n < nn_; ++n) mk[n] = src[n] & pm[n];
+    }
     SimTime wait = kNever;
     if (!resv_prepare(j, v.now, v.now + limit, wait)) {
       out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
@@ -1538,8 +1542,11 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     }
     // NODES_BUSY: the partition is failed for the rest of the pass and its nodes leave avail.
     part_failed_[p] = 1;
-    for (size_t n = 0; n < nn_; ++n)
-      if (P.mask[n]) avail_[n] = 0;
+    {
+      uint8_t* __restrict av = avail_.data();
+      const uint8_t* __restrict pm = P.mask.data();
+      for (size_t n = 0; n < nn_; ++n) av[n] &= static_cast<uint8_t>(pm[n] ? 0 : 0xFF);
+    }
     (void)waiting;
   }
 }
@@ -1871,7 +1878,9 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         }
       }
       if (fast) {
-        for (size_t w = 0; w < nw_; ++w) mbits_[w] = accw_[w] & avail_bits_[w] & pbits[w];
+        uint64_t* __restrict mb = mbits_.data();
+        const uint64_t* __restrict ab = avail_bits_.data();
+        for (size_t w = 0; w < nw_; ++w) mb[w] = acc[w] & ab[w] & pbits[w];
       } else {
         expand_bits(accw_, mask_);
         const size_t nn = nn_;
