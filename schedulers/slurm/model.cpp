@@ -337,7 +337,7 @@ class SlurmModel final : public Scheduler {
   void backfill_pass(const Snapshot& v, Decisions& out);
   // Backfill map (spec §2).
   void map_reset(SimTime begin, SimTime end);
-  void map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes);
+  void map_add(SimTime start, SimTime end);  // the nodes of share_bits_
   uint32_t map_split(SimTime t);
   bool will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s);
   // will_run's fast path (same answers, spec §2): see build_plan().
@@ -451,6 +451,13 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> avail_bits_;  // nodes available to this backfill pass (the map's start)
   std::vector<uint64_t> mbits_;       // the tested job's nodes (fast path)
   std::vector<uint64_t> share_bits_;  // nodes of shares_ (map_add, overlap check)
+  bool shares_lazy_ = false;          // place_lazy gave share_bits_ only (1 GPU on each node)
+  void shares_from_bits() {
+    shares_.clear();
+    for (size_t w = 0; w < nw_; ++w)
+      for (uint64_t m = share_bits_[w]; m != 0; m &= m - 1)
+        shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(m))), 1});
+  }
   std::vector<uint64_t> lvl_bits_;    // by level x plane x word; level 0 = free_, level g+1 = after group g
   std::vector<uint64_t> cap_bits_;    // by plane x word: capacities
   std::vector<SimTime> lvl_t_;        // by level: end time of its last released job (level >= 1)
@@ -1582,14 +1589,12 @@ uint32_t SlurmModel::map_split(SimTime t) {
   return kNoIdx;
 }
 
-void SlurmModel::map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes) {
+void SlurmModel::map_add(SimTime start, SimTime end) {
   start = std::max(start, slices_[0].begin);
   if (end <= start) return;
   const uint32_t a = map_split(start);
   if (a == kNoIdx) return;
   map_split(end);
-  share_bits_.assign(nw_, 0);
-  for (const auto& s : nodes) share_bits_[s.node >> 6] |= uint64_t{1} << (s.node & 63);
   for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
     for (size_t w = 0; w < nw_; ++w) slice_mask_[i * nw_ + w] &= ~share_bits_[w];  // whole nodes (spec §2)
 }
@@ -1745,6 +1750,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
 // The placement will_run would have made for will_run_fast's answer (same projection on the
 // same mask, so the same shares_).
 bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
+  shares_lazy_ = false;
   if (!weighted_ && planes_ > 0) {
     // placement::first_fit_masked on the level's values, visiting only the mask's nodes.
     const uint64_t* P = lvl_bits_.data() + static_cast<size_t>(lazy_level_) * static_cast<size_t>(planes_) * nw_;
@@ -1763,12 +1769,24 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
     if (planes_ == 1) {
       // Every node left holds one GPU: the first `gpus` of them (a single-node fit of 1 GPU
       // is the first one too).
+      // Kept as a node bitset (what the map needs); shares_from_bits() lists them for a start.
       int32_t need = js.gpus;
-      for (size_t w = 0; w < nw_ && need > 0; ++w)
-        for (uint64_t m = mbits_[w]; m != 0 && need > 0; m &= m - 1, --need)
-          shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(m))), 1});
-      if (need > 0) shares_.clear();
-      return need == 0;
+      share_bits_.assign(nw_, 0);
+      for (size_t w = 0; w < nw_ && need > 0; ++w) {
+        uint64_t m = mbits_[w];
+        const int c = popcount64(m);
+        if (c <= need) {
+          share_bits_[w] = m;
+          need -= c;
+          continue;
+        }
+        uint64_t take = 0;
+        for (; need > 0; m &= m - 1, --need) take |= m & (~m + 1);
+        share_bits_[w] = take;
+      }
+      if (need > 0) return false;
+      shares_lazy_ = true;
+      return true;
     }
     if (js.gpus <= max_node_gpus_)
       for (size_t w = 0; w < nw_; ++w)
@@ -1911,7 +1929,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       }
       t = std::max(t, start_res);
       if (t <= v.now) {
-        if (fast) place_lazy(v, js);
+        if (fast && place_lazy(v, js) && shares_lazy_) shares_from_bits();
         start(v, j, out, limit);
         plan_ok_ = false;  // free_ and ends_ changed
         considered_[j] = 2;
@@ -1929,10 +1947,11 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       SimTime end_res = t + comp_limit;
       end_res = cfg_.version == Version::V22_05 ? std::floor(end_res / res) * res : std::ceil(end_res / res) * res;
       const SimTime start_rounded = std::floor(t / res) * res;
-      if (fast) place_lazy(v, js);
       // The chosen nodes must be free in the map over [start, end]; else try from t.
-      share_bits_.assign(nw_, 0);
-      for (const auto& sh : shares_) share_bits_[sh.node >> 6] |= uint64_t{1} << (sh.node & 63);
+      if (!fast || !place_lazy(v, js) || !shares_lazy_) {
+        share_bits_.assign(nw_, 0);
+        for (const auto& sh : shares_) share_bits_[sh.node >> 6] |= uint64_t{1} << (sh.node & 63);
+      }
       bool overlap = false;
       for (uint32_t i = 0; i != kNoIdx && !overlap; i = slices_[i].next) {
         const Slice& s = slices_[i];
@@ -1943,7 +1962,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         start_res = t;
         continue;
       }
-      map_add(start_rounded, end_res, shares_);
+      map_add(start_rounded, end_res);
       break;
     }
   }
