@@ -464,6 +464,7 @@ class SlurmModel final : public Scheduler {
   std::vector<uint32_t> lvl_k_;       // by level: ends_ entries released up to it
   std::vector<int32_t> lvl_val_;      // scratch: GPUs by node
   int planes_ = 0;                    // 0: some value is negative, the fast path is off
+  bool cap_needed_ = true;
   int cap_planes_ = 0;                // cap_bits_ holds cap_src_ in this many planes
   std::vector<int32_t> cap_src_;
   bool plan_ok_ = false;              // built for the current free_ and ends_
@@ -1673,9 +1674,13 @@ void SlurmModel::build_plan(const Snapshot& v) {
   for (const auto& e : ends_)
     for (const auto& s : end_alloc(v, e)) lvl_val_[s.node] += s.gpus;
   int32_t mx = 0;
+  // The capacity test can only fail where a projected value exceeds its node's capacity (the
+  // last level's sum is at most the capacity sum otherwise).
+  cap_needed_ = false;
   for (size_t n = 0; n < nn_; ++n) {
     if (free_[n] < 0 || lvl_val_[n] < free_[n]) return;  // negative: leave it to will_run
     mx = std::max({mx, lvl_val_[n], v.cluster.capacity_gpus[n]});
+    cap_needed_ |= lvl_val_[n] > v.cluster.capacity_gpus[n];
   }
   if (std::any_of(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end(), [](int32_t c) { return c < 0; })) return;
   const int planes = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(mx))));
@@ -1734,7 +1739,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   const size_t per = static_cast<size_t>(planes_) * nw_;
   size_t hi = lvl_k_.size() - 1;
   if (plan_sum(lvl_bits_.data() + hi * per) < js.gpus) return false;
-  if (plan_sum(cap_bits_.data()) < js.gpus) return false;  // not even an empty map holds it
+  if (cap_needed_ && plan_sum(cap_bits_.data()) < js.gpus) return false;  // not even an empty map holds it
   size_t lo = 0;  // first level with sum >= gpus is in [lo, hi]
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
