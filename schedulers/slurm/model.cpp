@@ -291,7 +291,12 @@ class SlurmModel final : public Scheduler {
   }
   void sort_queue(const Snapshot& v);
   void build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
-  bool resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until);
+  bool resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until) {
+    adj_on_ = false;
+    resv_next_free_ = kNever;
+    return resv_.empty() || resv_prepare_some(j, t0, t1, wait_until);  // inline: called per backfill retry
+  }
+  bool resv_prepare_some(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until);
   void adjusted(std::span<const int32_t> base, std::vector<int32_t>& out) const {
     out.resize(nn_);
     for (size_t n = 0; n < nn_; ++n) {
@@ -846,10 +851,7 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
 // unused reserved GPUs only if [t0, t1) misses the window. Inside, it must fit the window in
 // time and space (FLEX: neither). Returns false, with the time worth retrying at, when the job's
 // own reservation does not allow it in this interval.
-bool SlurmModel::resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until) {
-  adj_on_ = false;
-  resv_next_free_ = kNever;
-  if (resv_.empty()) return true;
+bool SlurmModel::resv_prepare_some(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until) {
   std::fill(adj_sub_.begin(), adj_sub_.end(), 0);
   std::fill(adj_cap_.begin(), adj_cap_.end(), -1);
   const uint32_t mine = jresv_[j];
