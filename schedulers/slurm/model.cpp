@@ -1678,34 +1678,44 @@ void SlurmModel::build_plan(const Snapshot& v) {
   int32_t mx = 0;
   // The capacity test can only fail where a projected value exceeds its node's capacity (the
   // last level's sum is at most the capacity sum otherwise).
-  cap_needed_ = false;
-  for (size_t n = 0; n < nn_; ++n) {
-    if (free_[n] < 0 || lvl_val_[n] < free_[n]) return;  // negative: leave it to will_run
-    mx = std::max({mx, lvl_val_[n], v.cluster.capacity_gpus[n]});
-    cap_needed_ |= lvl_val_[n] > v.cluster.capacity_gpus[n];
+  bool bad = false, capn = false;
+  {
+    const int32_t* __restrict fr = free_.data();
+    const int32_t* __restrict lv = lvl_val_.data();
+    const int32_t* __restrict cg = v.cluster.capacity_gpus.data();
+    for (size_t n = 0; n < nn_; ++n) {
+      bad |= (fr[n] < 0) | (lv[n] < fr[n]);
+      mx = std::max(mx, std::max(lv[n], cg[n]));
+      capn |= lv[n] > cg[n];
+    }
   }
+  if (bad) return;  // negative: leave it to will_run
+  cap_needed_ = capn;
   if (std::any_of(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end(), [](int32_t c) { return c < 0; })) return;
   const int planes = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(mx))));
   const size_t per = static_cast<size_t>(planes) * nw_;
   auto set_node = [&](uint64_t* P, size_t n, int32_t val) {
-    const uint64_t bit = uint64_t{1} << (n & 63);
+    const unsigned sh = static_cast<unsigned>(n & 63);
     for (int b = 0; b < planes; ++b) {
       uint64_t& w = P[b * nw_ + (n >> 6)];
-      w = ((val >> b) & 1) ? (w | bit) : (w & ~bit);
+      w = (w & ~(uint64_t{1} << sh)) | (static_cast<uint64_t>((val >> b) & 1) << sh);
     }
+  };
+  auto or_node = [&](uint64_t* P, size_t n, int32_t val) {  // into zeroed planes
+    for (int b = 0; b < planes; ++b) P[b * nw_ + (n >> 6)] |= static_cast<uint64_t>((val >> b) & 1) << (n & 63);
   };
   // Capacities rarely change: their planes are rebuilt only when they or the plane count do.
   if (cap_planes_ != planes || !std::equal(cap_src_.begin(), cap_src_.end(), v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end())) {
     cap_src_.assign(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end());
     cap_planes_ = planes;
     cap_bits_.assign(per, 0);
-    for (size_t n = 0; n < nn_; ++n) set_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
+    for (size_t n = 0; n < nn_; ++n) or_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
   }
   lvl_val_.assign(free_.begin(), free_.end());
   lvl_bits_.assign(per, 0);
   lvl_t_.assign(1, v.now);
   lvl_k_.assign(1, 0);
-  for (size_t n = 0; n < nn_; ++n) set_node(lvl_bits_.data(), n, lvl_val_[n]);
+  for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, lvl_val_[n]);
   // The groups exactly as will_run forms them.
   SimTime window = 30;
   size_t k = 0;
