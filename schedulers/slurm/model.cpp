@@ -337,6 +337,26 @@ class SlurmModel final : public Scheduler {
   void resv_end_kills(const Snapshot& v, Decisions& out);
   void resv_purge(const Snapshot& v, Decisions& out);
   bool try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& waiting);
+  // May a job of QOS q preempt running job r now (spec §5)? When only PreemptExemptTime keeps
+  // r, exempt_until says until when (else -1).
+  bool preemptable(const Snapshot& v, uint32_t q, JobIdx r, SimTime& exempt_until) const {
+    exempt_until = -1;
+    if (v.runs[r].stop_s >= 0 || stopping_[r]) return false;
+    const uint32_t rq = jqos_[r];
+    if (rq == kNoIdx || !qos_[q].preempts[rq]) return false;
+    PreemptMode m = qos_[rq].q.preempt_mode != PreemptMode::Unset ? qos_[rq].q.preempt_mode : cfg_.preempt_mode;
+    if (m == PreemptMode::Off || m == PreemptMode::Unset) return false;
+    SimTime exempt = qos_[rq].q.preempt_exempt_time_s;
+    const uint32_t pq = part_[jpart_[r]].qos;
+    if (exempt < 0 && pq != kNoIdx) exempt = qos_[pq].q.preempt_exempt_time_s;
+    if (exempt < 0) exempt = cfg_.preempt_exempt_time_s;
+    if (exempt > 0 && v.now < v.runs[r].start_s + exempt) {
+      exempt_until = v.runs[r].start_s + exempt;
+      return false;
+    }
+    return true;
+  }
+  bool is_preemptor(JobIdx j) const { return preempt_on_ && jqos_[j] != kNoIdx && qos_preempts_any_[jqos_[j]]; }
   void start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit);
   void main_pass(const Snapshot& v, Decisions& out, size_t depth);
   void backfill_pass(const Snapshot& v, Decisions& out);
@@ -344,7 +364,7 @@ class SlurmModel final : public Scheduler {
   void map_reset(SimTime begin, SimTime end);
   void map_add(SimTime start, SimTime end);  // the nodes of share_bits_
   uint32_t map_split(SimTime t);
-  bool will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  bool will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s);
   // will_run's fast path (same answers, spec §2): see build_plan().
   bool sum_decides(const JobSpec& js) const {
     return resv_.empty() && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
@@ -388,6 +408,9 @@ class SlurmModel final : public Scheduler {
   size_t nusers_ = 0;        // user StrId range for per-(QOS,user) counters
   int64_t max_job_factor_ = 1, max_qos_prio_ = 0;
   bool preempt_on_ = false;
+  std::vector<uint8_t> qos_preempts_any_;  // by QOS: its Preempt list is not empty
+  std::vector<JobIdx> pre_;                // will_run: preemptable jobs released at now
+  std::vector<uint8_t> pre_mark_;          // by job: in pre_
 
   // per job
   std::vector<uint32_t> jpart_, jqos_, jassoc_;
@@ -441,6 +464,7 @@ class SlurmModel final : public Scheduler {
   std::vector<JobIdx> order_main_, order_bf_;  // a job waits on a GrpTRESMins limit: decay may free it
   SimTime resv_next_free_ = kNever;
   std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
+  JobIdx cur_bf_job_ = 0;  // the job backfill tests
   JobIdx cur_job_ = 0;  // earliest end of a reservation that kept the job out  // some job waited only because of a reservation in this pass
   mutable SimTime final_now_ = 0;
   std::vector<Slice> slices_;
@@ -546,6 +570,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
     max_qos_prio_ = std::max(max_qos_prio_, q.q.priority);
   }
   preempt_on_ = cfg_.preempt_qos;
+  for (const auto& q : qos_) qos_preempts_any_.push_back(std::any_of(q.preempts.begin(), q.preempts.end(), [](uint8_t x) { return x != 0; }));
 
   // Partitions: with none configured, one default partition holds every node.
   if (cfg_.partitions.empty()) {
@@ -717,6 +742,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
     for (size_t n = 0; n < nn_; ++n)
       if (part_[p].mask[n]) part_bits_[p * nw_ + (n >> 6)] |= uint64_t{1} << (n & 63);
   stopping_.assign(nj, 0);
+  pre_mark_.assign(nj, 0);
   build_reservations(wl, cluster, file);
   {
     std::vector<uint32_t> by_name(assoc_.size());
@@ -1394,17 +1420,9 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   }
   cand_.clear();
   for (JobIdx r : v.running) {
-    if (v.runs[r].stop_s >= 0 || stopping_[r]) continue;
-    const uint32_t rq = jqos_[r];
-    if (rq == kNoIdx || !qos_[q].preempts[rq]) continue;
-    PreemptMode m = qos_[rq].q.preempt_mode != PreemptMode::Unset ? qos_[rq].q.preempt_mode : cfg_.preempt_mode;
-    if (m == PreemptMode::Off || m == PreemptMode::Unset) continue;
-    SimTime exempt = qos_[rq].q.preempt_exempt_time_s;
-    const uint32_t pq = part_[jpart_[r]].qos;
-    if (exempt < 0 && pq != kNoIdx) exempt = qos_[pq].q.preempt_exempt_time_s;
-    if (exempt < 0) exempt = cfg_.preempt_exempt_time_s;
-    if (exempt > 0 && v.now < v.runs[r].start_s + exempt) {
-      unskip_s_ = std::min(unskip_s_, v.runs[r].start_s + exempt);
+    SimTime exempt_until;
+    if (!preemptable(v, q, r, exempt_until)) {
+      if (exempt_until >= 0) unskip_s_ = std::min(unskip_s_, exempt_until);
       continue;
     }
     bool on_nodes = false;
@@ -1604,7 +1622,7 @@ void SlurmModel::map_add(SimTime start, SimTime end) {
 
 // ct:_will_run_test: release running jobs in end-time order, in groups ending within a window
 // that starts at 30 s and doubles; the first group after which the job fits gives its start.
-bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s) {
   proj_.resize(nn_);
   // sum: GPUs on usable nodes, a necessary condition checked before the placement (speed).
   int64_t sum = 0, cap = 0;
@@ -1625,6 +1643,19 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
     cap = c32;
   }
   if (cap < js.gpus) return false;  // not even an empty map holds it
+  // "Preemptable jobs are removed first when the job is a preemptor" (spec §2): the jobs it may
+  // preempt (try_preempt's eligibility, PreemptExemptTime included) are released at now.
+  for (JobIdx r : pre_) pre_mark_[r] = 0;
+  pre_.clear();
+  if (is_preemptor(j))
+    for (JobIdx r : v.running) {
+      SimTime exempt_until;
+      if (!preemptable(v, jqos_[j], r, exempt_until)) continue;
+      pre_.push_back(r);
+      pre_mark_[r] = 1;
+      for (const auto& s : v.allocation_of(r))
+        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+    }
   if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
     start_s = v.now;
     return true;
@@ -1635,6 +1666,10 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
     const SimTime first = ends_[k].t;
     size_t removed = 0;
     do {
+      if (ends_[k].cnt == 0 && pre_mark_[ends_[k].job]) {  // released at now already
+        ++k;
+        continue;
+      }
       // A released job of a reservation frees reserved GPUs: they stay out of reach of
       // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
       const uint32_t rk = adj_on_ ? jresv_[ends_[k].job] : kNoIdx;
@@ -1744,7 +1779,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) {
     expand_bits(mbits_, mask_);
-    return will_run(v, js, start_s);
+    return will_run(v, cur_bf_job_, js, start_s);
   }
   // Sums only grow from level to level: the last level says whether any does, a binary search
   // finds the first.
@@ -1887,7 +1922,8 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     const bool no_reserve = qos_[jqos_[j]].q.flags.no_reserve;
     // NoReserve with preemption on: tested as a 1-minute job so it fits any gap (spec §2).
     const SimTime test_limit = (no_reserve && preempt_on_) ? 60 : comp_limit;
-    const bool fast = sum_decides(js);
+    const bool fast = sum_decides(js) && !is_preemptor(j);  // a preemptor's releases differ (will_run)
+    cur_bf_job_ = j;
     const uint64_t* pbits = part_bits_.data() + jpart_[j] * nw_;
     SimTime start_res = v.now;
     SimTime later_start = 0;
@@ -1933,7 +1969,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         break;
       }
       SimTime t = 0;
-      if (!(fast ? will_run_fast(v, js, t) : will_run(v, js, t))) {
+      if (!(fast ? will_run_fast(v, js, t) : will_run(v, j, js, t))) {
         // job_test_resv: an advanced reservation in the way moves the start to its end.
         if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
             (later_start == 0 || resv_next_free_ < later_start))
@@ -1947,6 +1983,16 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       t = std::max(t, start_res);
       if (t <= v.now) {
         if (fast && place_lazy(v, js) && shares_lazy_) shares_from_bits();
+        if (is_preemptor(j) && !pre_.empty() && !fit(js, free_)) {
+          // It starts now only by preempting: as the main loop does (spec §5), or not at all.
+          bool waiting = false;
+          const bool ok = try_preempt(v, j, out, waiting);
+          // Victims stopped at once are free now: they leave the release order.
+          ends_.erase(std::remove_if(ends_.begin(), ends_.end(), [&](const EndRec& e) { return e.cnt == 0 && stopping_[e.job] == 1; }),
+                      ends_.end());
+          plan_ok_ = false;
+          if (!ok) break;
+        }
         start(v, j, out, limit);
         plan_ok_ = false;  // free_ and ends_ changed
         considered_[j] = 2;
