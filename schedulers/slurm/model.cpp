@@ -1934,17 +1934,23 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       // starts at the first slice that ends after start_res (kept across retries).
       while (first != kNoIdx && slices_[first].end <= start_res) first = slices_[first].next;
       uint64_t* __restrict acc = accw_.data();
-      for (size_t w = 0; w < nw_; ++w) acc[w] = ~uint64_t{0};
       later_start = 0;
       if (first != kNoIdx && slices_[first].next != kNoIdx) later_start = slices_[first].end;
-      for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
-        const Slice& s = slices_[i];
-        if (s.begin > end_time) break;
-        const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
-        if (nw_ == 2) {  // up to 128 nodes: the common case, unrolled
-          acc[0] &= sm[0];
-          acc[1] &= sm[1];
-        } else {
+      if (nw_ == 2) {  // up to 128 nodes: the common case, in registers
+        uint64_t a0 = ~uint64_t{0}, a1 = ~uint64_t{0};
+        const uint64_t* sm = slice_mask_.data();
+        for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
+          if (slices_[i].begin > end_time) break;
+          a0 &= sm[2 * i];
+          a1 &= sm[2 * i + 1];
+        }
+        acc[0] = a0;
+        acc[1] = a1;
+      } else {
+        for (size_t w = 0; w < nw_; ++w) acc[w] = ~uint64_t{0};
+        for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
+          if (slices_[i].begin > end_time) break;
+          const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
           for (size_t w = 0; w < nw_; ++w) acc[w] &= sm[w];
         }
       }
