@@ -78,7 +78,6 @@ struct AssocRt {
   SimTime max_wall_s = kUnset;
   uint32_t default_qos = kNoIdx;
   std::vector<uint32_t> children;
-  double usage = 0;     // decayed billable GPU-seconds of the whole subtree (users add up)
   // Derived from the usages on demand (SlurmModel::ensure_fs), hence mutable.
   mutable double fs = 1.0;      // fair-share factor (users)
   mutable double usage_efctv = 0;
@@ -404,6 +403,7 @@ class SlurmModel final : public Scheduler {
   std::vector<PartRt> part_;
   std::vector<QosRt> qos_;
   std::vector<AssocRt> assoc_;
+  std::vector<double> usage_;  // by association: decayed billable GPU-seconds of the subtree (users add up)
   uint32_t root_ = 0;
   size_t nusers_ = 0;        // user StrId range for per-(QOS,user) counters
   int64_t max_job_factor_ = 1, max_qos_prio_ = 0;
@@ -727,6 +727,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   for (size_t i = 0; i < assoc_.size(); ++i)
     if (assoc_[i].parent != kNoIdx) assoc_[assoc_[i].parent].children.push_back(static_cast<uint32_t>(i));
   pend_assoc_.assign(assoc_.size(), 0);
+  usage_.assign(assoc_.size(), 0);
   pend_mark_.assign(assoc_.size(), 0);
   pend_qos_.assign(qos_.size() * kTres, 0);
   qos_used_.assign(qos_.size() * kTres, 0);
@@ -997,7 +998,7 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   const double dt = now - last_calc_s_;
   // Decay: usage x d^dt, d = 1 - ln2/half-life (spec §3, pm:_init_decay_vars).
   const double d = pr.decay_half_life_s > 0 ? std::pow(1.0 - 0.693 / pr.decay_half_life_s, dt) : 1.0;
-  for (auto& a : assoc_) a.usage *= d;
+  for (double& u : usage_) u *= d;
   for (auto& q : qos_)
     if (!q.q.flags.no_decay) q.usage_gpu_s *= d, q.usage_node_s *= d, q.usage_cpu_s *= d;
   // New usage: jobs that stopped since the last calculation, and running jobs up to now.
@@ -1010,7 +1011,7 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   std::sort(pend_list_.begin(), pend_list_.end());
   for (uint32_t i : pend_list_) {
     // Usage of a user adds to every account above it.
-    for (uint32_t a = i; a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) assoc_[a].usage += pend_assoc_[i];
+    for (uint32_t a = i; a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) usage_[a] += pend_assoc_[i];
     pend_assoc_[i] = 0;
     pend_mark_[i] = 0;
   }
@@ -1029,7 +1030,7 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   else if (pr.usage_reset_period == "quarterly") period = 91 * 86400;
   else if (pr.usage_reset_period == "yearly") period = 365 * 86400;
   if (period > 0 && std::floor(now / period) > std::floor(last_reset_s_ / period)) {
-    for (auto& a : assoc_) a.usage = 0;
+    std::fill(usage_.begin(), usage_.end(), 0.0);
     for (auto& q : qos_) q.usage_gpu_s = q.usage_node_s = q.usage_cpu_s = 0;
     last_reset_s_ = now;
   }
@@ -1042,7 +1043,7 @@ void SlurmModel::fairshare() const {
   if (cfg_.prio.fair_tree) {
     // Fair Tree (spec §3): rank users by a DFS over children sorted by level fairshare.
     const size_t users = ft_users_;
-    for (size_t i = 0; i < assoc_.size(); ++i) ft_usage_[i] = assoc_[i].usage;
+    for (size_t i = 0; i < assoc_.size(); ++i) ft_usage_[i] = usage_[i];
     double rank = static_cast<double>(users);
     fair_tree_rank(root_, rank);
     for (size_t i = 0; i < assoc_.size(); ++i)
@@ -1050,7 +1051,7 @@ void SlurmModel::fairshare() const {
     return;
   }
   // Classic: U_eff = U_norm + (U_eff_parent - U_norm) * S_raw / S_siblings; fs = 2^(-U_eff/S_norm).
-  const double total = std::max(assoc_[root_].usage, 0.0);
+  const double total = std::max(usage_[root_], 0.0);
   std::vector<uint32_t>& stack = tree_buf_;
   stack.assign(1, root_);
   std::vector<double>& snorm = snorm_buf_;
@@ -1065,7 +1066,7 @@ void SlurmModel::fairshare() const {
       const AssocRt& ch = assoc_[c];
       const double sraw = sib > 0 ? static_cast<double>(ch.shares) / static_cast<double>(sib) : 0;
       snorm[c] = snorm[a] * sraw;
-      const double unorm = total > 0 ? ch.usage / total : 0;
+      const double unorm = total > 0 ? usage_[c] / total : 0;
       ch.usage_efctv = a == root_ ? unorm : unorm + (assoc_[a].usage_efctv - unorm) * sraw;
       if (ch.is_user) ch.fs = snorm[c] > 0 ? std::pow(2.0, -ch.usage_efctv / snorm[c]) : 0;
       stack.push_back(c);
@@ -1128,11 +1129,11 @@ void SlurmModel::fair_tree_level(uint32_t a) const {
   lf_at_[a] = fs_epoch_;
   const uint32_t b = ft_off_[a], e = ft_off_[a + 1];
   double usum = 0;
-  for (uint32_t i = b; i < e; ++i) usum += assoc_[ft_child_[i]].usage;
+  for (uint32_t i = b; i < e; ++i) usum += usage_[ft_child_[i]];
   FtEnt* E = ft_ent_.data();
   for (uint32_t i = b; i < e; ++i) {
     const uint32_t c = E[i].idx;
-    const double u = usum > 0 ? assoc_[c].usage / usum : 0;
+    const double u = usum > 0 ? usage_[c] / usum : 0;
     E[i].lf = u > 0 ? ft_s_[c] / u : std::numeric_limits<double>::infinity();
   }
   auto before = [](const FtEnt& x, const FtEnt& y) {
