@@ -1738,6 +1738,10 @@ void SlurmModel::build_plan(const Snapshot& v) {
     }
   };
   auto or_node = [&](uint64_t* P, size_t n, int32_t val) {  // into zeroed planes
+    if (planes == 1) {
+      P[n >> 6] |= static_cast<uint64_t>(val & 1) << (n & 63);
+      return;
+    }
     for (int b = 0; b < planes; ++b) P[b * nw_ + (n >> 6)] |= static_cast<uint64_t>((val >> b) & 1) << (n & 63);
   };
   // Capacities rarely change: their planes are rebuilt only when they or the plane count do.
@@ -1958,7 +1962,12 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       if (fast) {
         uint64_t* __restrict mb = mbits_.data();
         const uint64_t* __restrict ab = avail_bits_.data();
-        for (size_t w = 0; w < nw_; ++w) mb[w] = acc[w] & ab[w] & pbits[w];
+        if (nw_ == 2) {
+          mb[0] = acc[0] & ab[0] & pbits[0];
+          mb[1] = acc[1] & ab[1] & pbits[1];
+        } else {
+          for (size_t w = 0; w < nw_; ++w) mb[w] = acc[w] & ab[w] & pbits[w];
+        }
       } else {
         expand_bits(accw_, mask_);
         const size_t nn = nn_;
