@@ -35,6 +35,15 @@ constexpr int kTres = 3;  // 0 gpu, 1 node, 2 cpu
 constexpr SimTime kYear_s = 365.0 * 86400;
 constexpr uint32_t kNoIdx = UINT32_MAX;
 
+// Bits set in x. std::popcount becomes a library call without -mpopcnt; this is a few
+// instructions inline.
+inline int popcount64(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+}
+
 // kSpread[b]: the 8 bits of b as 8 bytes of 0/1, lowest bit in the first byte (little endian).
 constexpr auto kSpread = [] {
   std::array<uint64_t, 256> t{};
@@ -70,7 +79,6 @@ struct AssocRt {
   SimTime max_wall_s = kUnset;
   uint32_t default_qos = kNoIdx;
   std::vector<uint32_t> children;
-  double usage = 0;     // decayed billable GPU-seconds of the whole subtree (users add up)
   // Derived from the usages on demand (SlurmModel::ensure_fs), hence mutable.
   mutable double fs = 1.0;      // fair-share factor (users)
   mutable double usage_efctv = 0;
@@ -235,7 +243,9 @@ class SlurmModel final : public Scheduler {
     const JobSpec& js = v.jobs[j];
     const uint32_t q = jqos_[j];
     const double uf = q == kNoIdx ? 1.0 : qos_[q].q.usage_factor;
-    to_assoc[jassoc_[j]] += dt * js.gpus * uf;  // billable TRES = GPUs (TRESBillingWeights gres/gpu=1)
+    const uint32_t a = jassoc_[j];
+    if (&to_assoc == &pend_assoc_ && !pend_mark_[a]) pend_mark_[a] = 1, pend_list_.push_back(a);
+    to_assoc[a] += dt * js.gpus * uf;  // billable TRES = GPUs (TRESBillingWeights gres/gpu=1)
     if (q != kNoIdx) {
       to_qos[q * kTres + 0] += dt * js.gpus * uf;
       to_qos[q * kTres + 1] += dt * jnodes_[j] * uf;
@@ -252,6 +262,21 @@ class SlurmModel final : public Scheduler {
   }
   void fairshare() const;
   void fair_tree_rank(uint32_t a, double& rank) const;
+  // One user's fair-share factor as fairshare() would set it (sort_queue needs only the users
+  // of pending jobs): Fair Tree ranks by position, so a user's rank is the number of users the
+  // depth-first walk visits before its tie group, counted level by level along its path.
+  void ensure_fs_of(uint32_t a) const {
+    if (!fs_dirty_) return;
+    if (!cfg_.prio.fair_tree) {
+      ensure_fs();
+      return;
+    }
+    if (fs_at_[a] == fs_epoch_) return;
+    fair_tree_user(a);
+    fs_at_[a] = fs_epoch_;
+  }
+  void fair_tree_user(uint32_t u) const;
+  void fair_tree_level(uint32_t a) const;
   double priority(const Snapshot& v, JobIdx j) const;
 
   // ---- pass helpers ----
@@ -279,7 +304,12 @@ class SlurmModel final : public Scheduler {
   // reservation named busy_name, which is being created or updated at run time (spec §6 IGNORE_JOBS).
   void build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file,
                           std::span<const int32_t> busy_gpus = {}, const std::string& busy_name = {});
-  bool resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until);
+  bool resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until) {
+    adj_on_ = false;
+    resv_next_free_ = kNever;
+    return resv_.empty() || resv_prepare_some(j, t0, t1, wait_until);  // inline: called per backfill retry
+  }
+  bool resv_prepare_some(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until);
   void adjusted(std::span<const int32_t> base, std::vector<int32_t>& out) const {
     out.resize(nn_);
     for (size_t n = 0; n < nn_; ++n) {
@@ -321,14 +351,49 @@ class SlurmModel final : public Scheduler {
   void resv_end_kills(const Snapshot& v, Decisions& out);
   void resv_purge(const Snapshot& v, Decisions& out);
   bool try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& waiting);
+  // May a job of QOS q preempt running job r now (spec §5)? When only PreemptExemptTime keeps
+  // r, exempt_until says until when (else -1).
+  bool preemptable(const Snapshot& v, uint32_t q, JobIdx r, SimTime& exempt_until) const {
+    exempt_until = -1;
+    if (v.runs[r].stop_s >= 0 || stopping_[r]) return false;
+    const uint32_t rq = jqos_[r];
+    if (rq == kNoIdx || !qos_[q].preempts[rq]) return false;
+    PreemptMode m = qos_[rq].q.preempt_mode != PreemptMode::Unset ? qos_[rq].q.preempt_mode : cfg_.preempt_mode;
+    if (m == PreemptMode::Off || m == PreemptMode::Unset) return false;
+    SimTime exempt = qos_[rq].q.preempt_exempt_time_s;
+    const uint32_t pq = part_[jpart_[r]].qos;
+    if (exempt < 0 && pq != kNoIdx) exempt = qos_[pq].q.preempt_exempt_time_s;
+    if (exempt < 0) exempt = cfg_.preempt_exempt_time_s;
+    if (exempt > 0 && v.now < v.runs[r].start_s + exempt) {
+      exempt_until = v.runs[r].start_s + exempt;
+      return false;
+    }
+    return true;
+  }
+  bool is_preemptor(JobIdx j) const { return preempt_on_ && jqos_[j] != kNoIdx && qos_preempts_any_[jqos_[j]]; }
   void start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit);
   void main_pass(const Snapshot& v, Decisions& out, size_t depth);
   void backfill_pass(const Snapshot& v, Decisions& out);
   // Backfill map (spec §2).
   void map_reset(SimTime begin, SimTime end);
-  void map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes);
+  void map_add(SimTime start, SimTime end);  // the nodes of share_bits_
   uint32_t map_split(SimTime t);
-  bool will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  bool will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s);
+  // will_run's fast path (same answers, spec §2): see build_plan().
+  bool sum_decides(const JobSpec& js) const {
+    return resv_.empty() && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
+  }
+  void build_plan(const Snapshot& v);
+  int64_t plan_sum(const uint64_t* planes) const {
+    const uint64_t* m = mbits_.data();
+    if (planes_ == 1 && nw_ == 2) return popcount64(m[0] & planes[0]) + popcount64(m[1] & planes[1]);
+    int64_t s = 0;
+    for (int b = 0; b < planes_; ++b)
+      for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(mbits_[w] & planes[b * nw_ + w])) << b;
+    return s;
+  }
+  bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  bool place_lazy(const Snapshot& v, const JobSpec& js);
   // Bitset (64 nodes a word) to one byte (0/1) per node.
   void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
     out.resize(nw_ * 64);
@@ -385,10 +450,14 @@ class SlurmModel final : public Scheduler {
   std::vector<PartRt> part_;
   std::vector<QosRt> qos_;
   std::vector<AssocRt> assoc_;
+  std::vector<double> usage_;  // by association: decayed billable GPU-seconds of the subtree (users add up)
   uint32_t root_ = 0;
   size_t nusers_ = 0;        // user StrId range for per-(QOS,user) counters
   int64_t max_job_factor_ = 1, max_qos_prio_ = 0;
   bool preempt_on_ = false;
+  std::vector<uint8_t> qos_preempts_any_;  // by QOS: its Preempt list is not empty
+  std::vector<JobIdx> pre_;                // will_run: preemptable jobs released at now
+  std::vector<uint8_t> pre_mark_;          // by job: in pre_
 
   // per job
   std::vector<uint32_t> jpart_, jqos_, jassoc_;
@@ -399,6 +468,8 @@ class SlurmModel final : public Scheduler {
 
   // accounting
   std::vector<double> pend_assoc_, pend_qos_;
+  std::vector<uint32_t> pend_list_;  // associations with pending usage (recalc_usage visits only these)
+  std::vector<uint8_t> pend_mark_;
   SimTime last_calc_s_ = -1;
   SimTime last_reset_s_ = 0;
 
@@ -441,6 +512,7 @@ class SlurmModel final : public Scheduler {
   std::vector<JobIdx> order_main_, order_bf_;  // a job waits on a GrpTRESMins limit: decay may free it
   SimTime resv_next_free_ = kNever;
   std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
+  JobIdx cur_bf_job_ = 0;  // the job backfill tests
   JobIdx cur_job_ = 0;  // earliest end of a reservation that kept the job out  // some job waited only because of a reservation in this pass
   mutable SimTime final_now_ = 0;
   std::vector<Slice> slices_;
@@ -448,6 +520,34 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> accw_;        // AND of the slices a test spans
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
+  // The release plan of a backfill pass (build_plan): the release groups of will_run are the
+  // same for every tested job (only its node mask differs), so each group's projected free GPUs
+  // are kept once per pass as bit planes (bit b of every node's GPUs, 64 nodes a word), and a
+  // job's projected sum over its mask is a few popcounts instead of a walk over the releases.
+  std::vector<uint64_t> part_bits_;   // by partition x word: the partition's nodes
+  std::vector<uint64_t> avail_bits_;  // nodes available to this backfill pass (the map's start)
+  std::vector<uint64_t> mbits_;       // the tested job's nodes (fast path)
+  std::vector<uint64_t> share_bits_;  // nodes of shares_ (map_add, overlap check)
+  bool shares_lazy_ = false;          // place_lazy gave share_bits_ only (1 GPU on each node)
+  void shares_from_bits() {
+    shares_.clear();
+    for (size_t w = 0; w < nw_; ++w)
+      for (uint64_t m = share_bits_[w]; m != 0; m &= m - 1)
+        shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(m))), 1});
+  }
+  std::vector<uint64_t> lvl_bits_;    // by level x plane x word; level 0 = free_, level g+1 = after group g
+  std::vector<uint64_t> cap_bits_;    // by plane x word: capacities
+  std::vector<SimTime> lvl_t_;        // by level: end time of its last released job (level >= 1)
+  std::vector<uint32_t> lvl_k_;       // by level: ends_ entries released up to it
+  std::vector<int32_t> lvl_val_;      // scratch: GPUs by node
+  int planes_ = 0;                    // 0: some value is negative, the fast path is off
+  bool cap_needed_ = true;
+  int cap_planes_ = 0;                // cap_bits_ holds cap_src_ in this many planes
+  std::vector<int32_t> cap_src_;
+  bool plan_ok_ = false;              // built for the current free_ and ends_
+  uint32_t lazy_level_ = 0;           // will_run_fast's answer, placed only when needed
+  bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run did)
+  std::vector<uint64_t> run_bits_;    // nodes of the running jobs in the plan
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
   // last sorted, which an insertion sort turns into the new order cheaply.
@@ -459,6 +559,19 @@ class SlurmModel final : public Scheduler {
   mutable std::vector<double> ft_usage_, ft_lf_, ft_fs_;
   mutable std::vector<double> snorm_buf_;
   mutable bool fs_dirty_ = true;
+  // Per-user Fair Tree (ensure_fs_of): usage state number, when each association's fs and its
+  // children's level fairshares were last computed, users below each association.
+  uint64_t fs_epoch_ = 1;
+  mutable std::vector<uint64_t> fs_at_, lf_at_;
+  mutable std::vector<uint32_t> ft_pos_, ft_before_;
+  std::vector<double> ft_s_;  // by association: its shares over its siblings' (static)
+  // Each level's children as (LF, name rank, index) in CSR positions, in the order last sorted.
+  struct FtEnt {
+    double lf;
+    uint32_t key, idx;
+  };
+  mutable std::vector<FtEnt> ft_ent_;
+  std::vector<uint32_t> ft_nusers_;
 };
 
 // ---------------------------------------------------------------- construction
@@ -508,6 +621,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
     max_qos_prio_ = std::max(max_qos_prio_, q.q.priority);
   }
   preempt_on_ = cfg_.preempt_qos;
+  for (const auto& q : qos_) qos_preempts_any_.push_back(std::any_of(q.preempts.begin(), q.preempts.end(), [](uint8_t x) { return x != 0; }));
 
   // Partitions: with none configured, one default partition holds every node.
   if (cfg_.partitions.empty()) {
@@ -664,6 +778,8 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   for (size_t i = 0; i < assoc_.size(); ++i)
     if (assoc_[i].parent != kNoIdx) assoc_[assoc_[i].parent].children.push_back(static_cast<uint32_t>(i));
   pend_assoc_.assign(assoc_.size(), 0);
+  usage_.assign(assoc_.size(), 0);
+  pend_mark_.assign(assoc_.size(), 0);
   pend_qos_.assign(qos_.size() * kTres, 0);
   qos_used_.assign(qos_.size() * kTres, 0);
   qos_jobs_.assign(qos_.size(), 0);
@@ -672,7 +788,13 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   assoc_used_.assign(assoc_.size() * kTres, 0);
   assoc_jobs_.assign(assoc_.size(), 0);
   part_failed_.assign(part_.size(), 0);
+  nw_ = (nn_ + 63) / 64;
+  part_bits_.assign(part_.size() * nw_, 0);
+  for (size_t p = 0; p < part_.size(); ++p)
+    for (size_t n = 0; n < nn_; ++n)
+      if (part_[p].mask[n]) part_bits_[p * nw_ + (n >> 6)] |= uint64_t{1} << (n & 63);
   stopping_.assign(nj, 0);
+  pre_mark_.assign(nj, 0);
   build_reservations(wl, cluster, file);
   {
     std::vector<uint32_t> by_name(assoc_.size());
@@ -705,6 +827,23 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
     ft_usage_.resize(na);
     ft_lf_.resize(na);
     ft_fs_.resize(na);
+    ft_nusers_.assign(na, 0);
+    for (size_t i = 0; i < na; ++i)
+      if (assoc_[i].is_user)
+        for (uint32_t a = static_cast<uint32_t>(i); a != kNoIdx; a = assoc_[a].parent) ++ft_nusers_[a];
+    fs_at_.assign(na, 0);
+    ft_s_.assign(na, 0);
+    ft_ent_.resize(ft_child_.size());
+    for (size_t i = 0; i < ft_child_.size(); ++i) ft_ent_[i] = {0.0, ft_key_[ft_child_[i]], ft_child_[i]};
+    for (size_t a = 0; a < na; ++a) {
+      int64_t ssum = 0;
+      for (uint32_t i = ft_off_[a]; i < ft_off_[a + 1]; ++i) ssum += ft_share_[ft_child_[i]];
+      for (uint32_t i = ft_off_[a]; i < ft_off_[a + 1]; ++i)
+        ft_s_[ft_child_[i]] = ssum > 0 ? static_cast<double>(ft_share_[ft_child_[i]]) / static_cast<double>(ssum) : 0;
+    }
+    ft_pos_.assign(na, 0);
+    ft_before_.assign(na, 0);
+    lf_at_.assign(na, 0);
   }
   fs_dirty_ = true;
   build_topology(wl, cluster, file);
@@ -800,10 +939,7 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
 // unused reserved GPUs only if [t0, t1) misses the window. Inside, it must fit the window in
 // time and space (FLEX: neither). Returns false, with the time worth retrying at, when the job's
 // own reservation does not allow it in this interval.
-bool SlurmModel::resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until) {
-  adj_on_ = false;
-  resv_next_free_ = kNever;
-  if (resv_.empty()) return true;
+bool SlurmModel::resv_prepare_some(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until) {
   std::fill(adj_sub_.begin(), adj_sub_.end(), 0);
   std::fill(adj_cap_.begin(), adj_cap_.end(), -1);
   const uint32_t mine = jresv_[j];
@@ -923,7 +1059,7 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   const double dt = now - last_calc_s_;
   // Decay: usage x d^dt, d = 1 - ln2/half-life (spec §3, pm:_init_decay_vars).
   const double d = pr.decay_half_life_s > 0 ? std::pow(1.0 - 0.693 / pr.decay_half_life_s, dt) : 1.0;
-  for (auto& a : assoc_) a.usage *= d;
+  for (double& u : usage_) u *= d;
   for (auto& q : qos_)
     if (!q.q.flags.no_decay) q.usage_gpu_s *= d, q.usage_node_s *= d, q.usage_cpu_s *= d;
   // New usage: jobs that stopped since the last calculation, and running jobs up to now.
@@ -932,11 +1068,15 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
     add_usage(v, j, now - acc_from_[j], pend_assoc_, pend_qos_);
     acc_from_[j] = now;
   }
-  for (size_t i = 0; i < assoc_.size(); ++i) {
+  // In association order, as a loop over all of them would add (the sums are floating point).
+  std::sort(pend_list_.begin(), pend_list_.end());
+  for (uint32_t i : pend_list_) {
     // Usage of a user adds to every account above it.
-    for (uint32_t a = static_cast<uint32_t>(i); a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) assoc_[a].usage += pend_assoc_[i];
+    for (uint32_t a = i; a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) usage_[a] += pend_assoc_[i];
     pend_assoc_[i] = 0;
+    pend_mark_[i] = 0;
   }
+  pend_list_.clear();
   for (size_t q = 0; q < qos_.size(); ++q) {
     qos_[q].usage_gpu_s += pend_qos_[q * kTres + 0];
     qos_[q].usage_node_s += pend_qos_[q * kTres + 1];
@@ -951,19 +1091,20 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   else if (pr.usage_reset_period == "quarterly") period = 91 * 86400;
   else if (pr.usage_reset_period == "yearly") period = 365 * 86400;
   if (period > 0 && std::floor(now / period) > std::floor(last_reset_s_ / period)) {
-    for (auto& a : assoc_) a.usage = 0;
+    std::fill(usage_.begin(), usage_.end(), 0.0);
     for (auto& q : qos_) q.usage_gpu_s = q.usage_node_s = q.usage_cpu_s = 0;
     last_reset_s_ = now;
   }
   last_calc_s_ = now;
   fs_dirty_ = true;
+  ++fs_epoch_;
 }
 
 void SlurmModel::fairshare() const {
   if (cfg_.prio.fair_tree) {
     // Fair Tree (spec §3): rank users by a DFS over children sorted by level fairshare.
     const size_t users = ft_users_;
-    for (size_t i = 0; i < assoc_.size(); ++i) ft_usage_[i] = assoc_[i].usage;
+    for (size_t i = 0; i < assoc_.size(); ++i) ft_usage_[i] = usage_[i];
     double rank = static_cast<double>(users);
     fair_tree_rank(root_, rank);
     for (size_t i = 0; i < assoc_.size(); ++i)
@@ -971,7 +1112,7 @@ void SlurmModel::fairshare() const {
     return;
   }
   // Classic: U_eff = U_norm + (U_eff_parent - U_norm) * S_raw / S_siblings; fs = 2^(-U_eff/S_norm).
-  const double total = std::max(assoc_[root_].usage, 0.0);
+  const double total = std::max(usage_[root_], 0.0);
   std::vector<uint32_t>& stack = tree_buf_;
   stack.assign(1, root_);
   std::vector<double>& snorm = snorm_buf_;
@@ -986,7 +1127,7 @@ void SlurmModel::fairshare() const {
       const AssocRt& ch = assoc_[c];
       const double sraw = sib > 0 ? static_cast<double>(ch.shares) / static_cast<double>(sib) : 0;
       snorm[c] = snorm[a] * sraw;
-      const double unorm = total > 0 ? ch.usage / total : 0;
+      const double unorm = total > 0 ? usage_[c] / total : 0;
       ch.usage_efctv = a == root_ ? unorm : unorm + (assoc_[a].usage_efctv - unorm) * sraw;
       if (ch.is_user) ch.fs = snorm[c] > 0 ? std::pow(2.0, -ch.usage_efctv / snorm[c]) : 0;
       stack.push_back(c);
@@ -1039,6 +1180,64 @@ void SlurmModel::fair_tree_rank(uint32_t a, double& rank) const {
     rank -= static_cast<double>(k - i);
     i = k;
   }
+}
+
+// One level of fair_tree_rank for the children of a: level fairshares (same sums in the same
+// order), the same total order (insertion sort of the last one), and for each child its
+// position and the users below the children ordered before it.
+void SlurmModel::fair_tree_level(uint32_t a) const {
+  if (lf_at_[a] == fs_epoch_) return;
+  lf_at_[a] = fs_epoch_;
+  const uint32_t b = ft_off_[a], e = ft_off_[a + 1];
+  double usum = 0;
+  for (uint32_t i = b; i < e; ++i) usum += usage_[ft_child_[i]];
+  FtEnt* E = ft_ent_.data();
+  for (uint32_t i = b; i < e; ++i) {
+    const uint32_t c = E[i].idx;
+    const double u = usum > 0 ? usage_[c] / usum : 0;
+    E[i].lf = u > 0 ? ft_s_[c] / u : std::numeric_limits<double>::infinity();
+  }
+  auto before = [](const FtEnt& x, const FtEnt& y) {
+    if (x.lf != y.lf) return x.lf > y.lf;
+    if (x.key != y.key) return x.key < y.key;
+    return x.idx < y.idx;
+  };
+  for (uint32_t i = b + 1; i < e; ++i) {
+    if (!before(E[i], E[i - 1])) continue;
+    const FtEnt x = E[i];
+    uint32_t k = i;
+    for (; k > b && before(x, E[k - 1]); --k) E[k] = E[k - 1];
+    E[k] = x;
+  }
+  uint32_t seen = 0;
+  for (uint32_t i = b; i < e; ++i) {
+    ft_pos_[E[i].idx] = i;
+    ft_before_[E[i].idx] = seen;
+    seen += ft_nusers_[E[i].idx];
+  }
+}
+
+// fair_tree_rank's walk gives rank = users - (users visited before u's tie group): at each
+// level the users below the siblings ordered before the path's child; at u's own level, before
+// the first of the consecutive users of u's LF that u belongs to.
+void SlurmModel::fair_tree_user(uint32_t u) const {
+  uint64_t seen = 0;
+  for (uint32_t x = u; assoc_[x].parent != kNoIdx; x = assoc_[x].parent) {
+    const uint32_t p = assoc_[x].parent;
+    fair_tree_level(p);
+    if (x != u) {
+      seen += ft_before_[x];
+      continue;
+    }
+    const uint32_t b = ft_off_[p];
+    const FtEnt* E = ft_ent_.data();
+    const uint32_t pos = ft_pos_[u];
+    uint32_t i = pos;
+    while (i > b && ft_user_[E[i - 1].idx] && E[i - 1].lf == E[pos].lf) --i;
+    seen += ft_before_[E[i].idx];
+  }
+  const double users = static_cast<double>(ft_users_);
+  assoc_[u].fs = ft_users_ ? (users - static_cast<double>(seen)) / users : 0;
 }
 
 double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
@@ -1210,17 +1409,18 @@ bool SlurmModel::denied(const Snapshot& v, JobIdx j, SimTime limit) const {
 // ---------------------------------------------------------------- queue
 
 void SlurmModel::sort_queue(const Snapshot& v) {
-  if (cfg_.prio.type == PriorityType::Multifactor) ensure_fs();
+  const bool multifactor = cfg_.prio.type == PriorityType::Multifactor;
   order_.clear();
   for (JobIdx j : v.pending) {
     if (!jgone_.empty() && jgone_[j]) continue;  // association deleted: cancelled in this pass
     order_.push_back(j);
+    if (multifactor) ensure_fs_of(jassoc_[j]);
     prio_[j] = priority(v, j);
   }
   // js:sort_job_queue2 (spec §1): preemptor before preemptee (pairwise, only with preemption),
   // higher partition PriorityTier, higher priority, earlier submit, lower id. stable_sort is a
   // merge sort, so a comparator that is not a total order still gives a deterministic result.
-  std::stable_sort(order_.begin(), order_.end(), [&](JobIdx a, JobIdx b) {
+  auto before = [&](JobIdx a, JobIdx b) {
     if (preempt_on_) {
       const uint32_t qa = jqos_[a], qb = jqos_[b];
       if (qa != kNoIdx && qb != kNoIdx && qa != qb) {
@@ -1234,7 +1434,19 @@ void SlurmModel::sort_queue(const Snapshot& v) {
     const SimTime sa = v.runs[a].queued_s, sb = v.runs[b].queued_s;
     if (sa != sb) return sa < sb;
     return v.jobs[a].id < v.jobs[b].id;
-  });
+  };
+  // Without preemption the order is a strict weak ordering, so any stable sort gives
+  // stable_sort's result; a short queue is sorted in place (no buffer).
+  if (!preempt_on_ && order_.size() <= 24) {
+    for (size_t i = 1; i < order_.size(); ++i) {
+      const JobIdx x = order_[i];
+      size_t k = i;
+      for (; k > 0 && before(x, order_[k - 1]); --k) order_[k] = order_[k - 1];
+      order_[k] = x;
+    }
+  } else {
+    std::stable_sort(order_.begin(), order_.end(), before);
+  }
 }
 
 void SlurmModel::start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit) {
@@ -1270,17 +1482,9 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   }
   cand_.clear();
   for (JobIdx r : v.running) {
-    if (v.runs[r].stop_s >= 0 || stopping_[r]) continue;
-    const uint32_t rq = jqos_[r];
-    if (rq == kNoIdx || !qos_[q].preempts[rq]) continue;
-    PreemptMode m = qos_[rq].q.preempt_mode != PreemptMode::Unset ? qos_[rq].q.preempt_mode : cfg_.preempt_mode;
-    if (m == PreemptMode::Off || m == PreemptMode::Unset) continue;
-    SimTime exempt = qos_[rq].q.preempt_exempt_time_s;
-    const uint32_t pq = part_[jpart_[r]].qos;
-    if (exempt < 0 && pq != kNoIdx) exempt = qos_[pq].q.preempt_exempt_time_s;
-    if (exempt < 0) exempt = cfg_.preempt_exempt_time_s;
-    if (exempt > 0 && v.now < v.runs[r].start_s + exempt) {
-      unskip_s_ = std::min(unskip_s_, v.runs[r].start_s + exempt);
+    SimTime exempt_until;
+    if (!preemptable(v, q, r, exempt_until)) {
+      if (exempt_until >= 0) unskip_s_ = std::min(unskip_s_, exempt_until);
       continue;
     }
     bool on_nodes = false;
@@ -1394,10 +1598,12 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     }
     const PartRt& P = part_[p];
     mask_.resize(nn_);
-    if (rv == kNoIdx)
-      for (size_t n = 0; n < nn_; ++n) mask_[n] = avail_[n] & P.mask[n];
-    else
-      for (size_t n = 0; n < nn_; ++n) mask_[n] = v.cluster.node_up[n] & P.mask[n];
+    {
+      uint8_t* __restrict mk = mask_.data();
+      const uint8_t* __restrict src = rv == kNoIdx ? avail_.data() : v.cluster.node_up.data();
+      const uint8_t* __restrict pm = P.mask.data();
+      for (size_t n = 0; n < nn_; ++n) mk[n] = src[n] & pm[n];
+    }
     SimTime wait = kNever;
     if (!resv_prepare(j, v.now, v.now + limit, wait)) {
       out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
@@ -1426,8 +1632,11 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     }
     // NODES_BUSY: the partition is failed for the rest of the pass and its nodes leave avail.
     part_failed_[p] = 1;
-    for (size_t n = 0; n < nn_; ++n)
-      if (P.mask[n]) avail_[n] = 0;
+    {
+      uint8_t* __restrict av = avail_.data();
+      const uint8_t* __restrict pm = P.mask.data();
+      for (size_t n = 0; n < nn_; ++n) av[n] &= static_cast<uint8_t>(pm[n] ? 0 : 0xFF);
+    }
     (void)waiting;
   }
 }
@@ -1441,6 +1650,7 @@ void SlurmModel::map_reset(SimTime begin, SimTime end) {
   slice_mask_.assign(nw_, 0);
   for (size_t n = 0; n < nn_; ++n)
     if (avail_[n]) slice_mask_[n >> 6] |= uint64_t{1} << (n & 63);
+  avail_bits_ = slice_mask_;
 }
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
@@ -1462,19 +1672,19 @@ uint32_t SlurmModel::map_split(SimTime t) {
   return kNoIdx;
 }
 
-void SlurmModel::map_add(SimTime start, SimTime end, std::span<const NodeShare> nodes) {
+void SlurmModel::map_add(SimTime start, SimTime end) {
   start = std::max(start, slices_[0].begin);
   if (end <= start) return;
   const uint32_t a = map_split(start);
   if (a == kNoIdx) return;
   map_split(end);
   for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
-    for (const auto& s : nodes) slice_mask_[i * nw_ + (s.node >> 6)] &= ~(uint64_t{1} << (s.node & 63));  // whole nodes (spec §2)
+    for (size_t w = 0; w < nw_; ++w) slice_mask_[i * nw_ + w] &= ~share_bits_[w];  // whole nodes (spec §2)
 }
 
 // ct:_will_run_test: release running jobs in end-time order, in groups (see below); the first
 // group after which the job fits gives its start.
-bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s) {
   proj_.resize(nn_);
   // sum: GPUs on usable nodes, a necessary condition checked before the placement (speed).
   int64_t sum = 0, cap = 0;
@@ -1495,6 +1705,19 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
     cap = c32;
   }
   if (cap < js.gpus) return false;  // not even an empty map holds it
+  // "Preemptable jobs are removed first when the job is a preemptor" (spec §2): the jobs it may
+  // preempt (try_preempt's eligibility, PreemptExemptTime included) are released at now.
+  for (JobIdx r : pre_) pre_mark_[r] = 0;
+  pre_.clear();
+  if (is_preemptor(j))
+    for (JobIdx r : v.running) {
+      SimTime exempt_until;
+      if (!preemptable(v, jqos_[j], r, exempt_until)) continue;
+      pre_.push_back(r);
+      pre_mark_[r] = 1;
+      for (const auto& s : v.allocation_of(r))
+        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+    }
   if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
     start_s = v.now;
     return true;
@@ -1515,6 +1738,7 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
     bool released = false, skip_test = false;
     while (k < ne) {
       const EndRec& er = ends_[k++];
+      if (er.cnt == 0 && pre_mark_[er.job]) continue;  // a preemptee, released at now already
       const auto alloc = end_alloc(v, er);
       bool usable = false;
       for (const auto& s : alloc) usable |= mask_[s.node] != 0;
@@ -1555,6 +1779,210 @@ bool SlurmModel::will_run(const Snapshot& v, const JobSpec& js, SimTime& start_s
   return false;
 }
 
+// will_run for a job that fits wherever its mask holds enough GPUs (sum_decides: whole-node
+// free GPU counts add up, no node count, no reservation adjustments): the first release level
+// whose projected sum over the mask reaches the job's GPUs is the one where will_run's fit()
+// first succeeds, so that level gives the same start. The placement (shares_) is computed only
+// when the caller needs it (place_lazy), from the same projection will_run would have built.
+void SlurmModel::build_plan(const Snapshot& v) {
+  plan_ok_ = true;
+  planes_ = 0;
+  // Largest value any level or capacity takes: the number of bit planes.
+  lvl_val_.assign(free_.begin(), free_.end());
+  for (const auto& e : ends_)
+    for (const auto& s : end_alloc(v, e)) lvl_val_[s.node] += s.gpus;
+  int32_t mx = 0;
+  // The capacity test can only fail where a projected value exceeds its node's capacity (the
+  // last level's sum is at most the capacity sum otherwise).
+  bool bad = false, capn = false;
+  {
+    const int32_t* __restrict fr = free_.data();
+    const int32_t* __restrict lv = lvl_val_.data();
+    const int32_t* __restrict cg = v.cluster.capacity_gpus.data();
+    for (size_t n = 0; n < nn_; ++n) {
+      bad |= (fr[n] < 0) | (lv[n] < fr[n]);
+      mx = std::max(mx, std::max(lv[n], cg[n]));
+      capn |= lv[n] > cg[n];
+    }
+  }
+  if (bad) return;  // negative: leave it to will_run
+  cap_needed_ = capn;
+  if (std::any_of(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end(), [](int32_t c) { return c < 0; })) return;
+  const int planes = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(mx))));
+  const size_t per = static_cast<size_t>(planes) * nw_;
+  auto set_node = [&](uint64_t* P, size_t n, int32_t val) {
+    const unsigned sh = static_cast<unsigned>(n & 63);
+    for (int b = 0; b < planes; ++b) {
+      uint64_t& w = P[b * nw_ + (n >> 6)];
+      w = (w & ~(uint64_t{1} << sh)) | (static_cast<uint64_t>((val >> b) & 1) << sh);
+    }
+  };
+  auto or_node = [&](uint64_t* P, size_t n, int32_t val) {  // into zeroed planes
+    if (planes == 1) {
+      P[n >> 6] |= static_cast<uint64_t>(val & 1) << (n & 63);
+      return;
+    }
+    for (int b = 0; b < planes; ++b) P[b * nw_ + (n >> 6)] |= static_cast<uint64_t>((val >> b) & 1) << (n & 63);
+  };
+  // Capacities rarely change: their planes are rebuilt only when they or the plane count do.
+  if (cap_planes_ != planes || !std::equal(cap_src_.begin(), cap_src_.end(), v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end())) {
+    cap_src_.assign(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end());
+    cap_planes_ = planes;
+    cap_bits_.assign(per, 0);
+    for (size_t n = 0; n < nn_; ++n) or_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
+  }
+  lvl_val_.assign(free_.begin(), free_.end());
+  lvl_bits_.assign(per, 0);
+  lvl_t_.assign(1, v.now);
+  lvl_k_.assign(1, 0);
+  for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, lvl_val_[n]);
+  // The groups exactly as will_run forms them (aligned on the 30 s barrier; see will_run) for a
+  // job whose mask meets every running job, which will_run_fast checks.
+  run_bits_.assign(nw_, 0);
+  SimTime window = 30, barrier = -1;
+  size_t k = 0;
+  const size_t ne = ends_.size();
+  while (k < ne) {
+    const size_t base = lvl_bits_.size();
+    lvl_bits_.resize(base + per);
+    std::copy_n(lvl_bits_.begin() + static_cast<ptrdiff_t>(base - per), per, lvl_bits_.begin() + static_cast<ptrdiff_t>(base));
+    for (bool skip = true; skip && k < ne;) {  // a group of over 200 jobs is not tested: it joins the next
+      skip = false;
+      size_t removed = 0;
+      while (k < ne) {
+        const EndRec& er = ends_[k++];
+        if (barrier < 0) barrier = er.t + (window - std::fmod(er.t, window));
+        for (const auto& s : end_alloc(v, er)) {
+          lvl_val_[s.node] += s.gpus;
+          set_node(lvl_bits_.data() + base, s.node, lvl_val_[s.node]);
+          run_bits_[s.node >> 6] |= uint64_t{1} << (s.node & 63);
+        }
+        if (k == ne || ends_[k].t > barrier + window) break;
+        if (removed++ > 200) {
+          skip = true;
+          break;
+        }
+      }
+    }
+    do window *= 2;
+    while (k < ne && ends_[k].t > barrier + window);
+    lvl_t_.push_back(ends_[k - 1].t);
+    lvl_k_.push_back(static_cast<uint32_t>(k));
+  }
+  planes_ = planes;
+}
+
+bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+  if (!plan_ok_) build_plan(v);
+  // The plan's groups count every running job; will_run skips a job on none of the tested job's
+  // nodes, which can move the groups: such a mask takes will_run.
+  bool meets_all = planes_ != 0;
+  for (size_t w = 0; w < nw_ && meets_all; ++w) meets_all = (run_bits_[w] & ~mbits_[w]) == 0;
+  if (!meets_all && planes_ != 0) {
+    meets_all = true;
+    for (size_t k = 0; k < ends_.size() && meets_all; ++k) {
+      bool any = false;
+      for (const auto& s : end_alloc(v, ends_[k])) any |= ((mbits_[s.node >> 6] >> (s.node & 63)) & 1) != 0;
+      meets_all = any;
+    }
+  }
+  if (planes_ == 0 || !meets_all) {
+    lazy_ok_ = false;  // will_run's own placement (shares_) stands
+    expand_bits(mbits_, mask_);
+    return will_run(v, cur_bf_job_, js, start_s);
+  }
+  lazy_ok_ = true;
+  // Sums only grow from level to level: the last level says whether any does, a binary search
+  // finds the first.
+  const size_t per = static_cast<size_t>(planes_) * nw_;
+  size_t hi = lvl_k_.size() - 1;
+  if (plan_sum(lvl_bits_.data() + hi * per) < js.gpus) return false;
+  if (cap_needed_ && plan_sum(cap_bits_.data()) < js.gpus) return false;  // not even an empty map holds it
+  size_t lo = 0;  // first level with sum >= gpus is in [lo, hi]
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (plan_sum(lvl_bits_.data() + mid * per) >= js.gpus) hi = mid;
+    else lo = mid + 1;
+  }
+  lazy_level_ = static_cast<uint32_t>(lo);
+  const SimTime e = lvl_t_[lo];
+  start_s = lo == 0 ? v.now : e <= v.now ? v.now + 1 : e;
+  return true;
+}
+
+// The placement will_run would have made for will_run_fast's answer (same projection on the
+// same mask, so the same shares_).
+bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
+  shares_lazy_ = false;
+  if (!lazy_ok_) return !shares_.empty();  // will_run answered (and placed) itself
+  if (!weighted_ && planes_ > 0) {
+    // placement::first_fit_masked on the level's values, visiting only the mask's nodes.
+    const uint64_t* P = lvl_bits_.data() + static_cast<size_t>(lazy_level_) * static_cast<size_t>(planes_) * nw_;
+    auto value = [&](size_t n) {
+      int32_t x = 0;
+      for (int b = 0; b < planes_; ++b) x |= static_cast<int32_t>((P[b * nw_ + (n >> 6)] >> (n & 63)) & 1) << b;
+      return x;
+    };
+    shares_.clear();
+    // Nodes with no GPU at the level are skipped by first_fit_masked either way.
+    for (size_t w = 0; w < nw_; ++w) {
+      uint64_t any = 0;
+      for (int b = 0; b < planes_; ++b) any |= P[b * nw_ + w];
+      mbits_[w] &= any;
+    }
+    if (planes_ == 1) {
+      // Every node left holds one GPU: the first `gpus` of them (a single-node fit of 1 GPU
+      // is the first one too).
+      // Kept as a node bitset (what the map needs); shares_from_bits() lists them for a start.
+      int32_t need = js.gpus;
+      share_bits_.assign(nw_, 0);
+      for (size_t w = 0; w < nw_ && need > 0; ++w) {
+        uint64_t m = mbits_[w];
+        const int c = popcount64(m);
+        if (c <= need) {
+          share_bits_[w] = m;
+          need -= c;
+          continue;
+        }
+        uint64_t take = 0;
+        for (; need > 0; m &= m - 1, --need) take |= m & (~m + 1);
+        share_bits_[w] = take;
+      }
+      if (need > 0) return false;
+      shares_lazy_ = true;
+      return true;
+    }
+    if (js.gpus <= max_node_gpus_)
+      for (size_t w = 0; w < nw_; ++w)
+        for (uint64_t m = mbits_[w]; m != 0; m &= m - 1) {
+          const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(m));
+          if (value(n) >= js.gpus) {
+            shares_.push_back({static_cast<NodeIdx>(n), js.gpus});
+            return true;
+          }
+        }
+    int32_t need = js.gpus;
+    for (size_t w = 0; w < nw_ && need > 0; ++w)
+      for (uint64_t m = mbits_[w]; m != 0 && need > 0; m &= m - 1) {
+        const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(m));
+        const int32_t x = value(n);
+        if (x <= 0) continue;
+        const int32_t g = x < need ? x : need;
+        shares_.push_back({static_cast<NodeIdx>(n), g});
+        need -= g;
+      }
+    if (need > 0) shares_.clear();
+    return need == 0;
+  }
+  expand_bits(mbits_, mask_);
+  proj_.resize(nn_);
+  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
+  for (size_t k = 0; k < lvl_k_[lazy_level_]; ++k)
+    for (const auto& s : end_alloc(v, ends_[k]))
+      if (mask_[s.node]) proj_[s.node] += s.gpus;
+  return fit(js, proj_);
+}
+
 void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
   ++bf_passes_;
   const auto& sp = cfg_.sched;
@@ -1577,6 +2005,9 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     return a.job < b.job;
   });
   if (sp.bf_max_job_user > 0) bf_user_.assign(nusers_, 0);
+  plan_ok_ = false;
+  accw_.resize(nw_);
+  mbits_.resize(nw_);
   int64_t tested = 0;
   for (JobIdx j : order_) {
     if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;
@@ -1603,6 +2034,9 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     const bool no_reserve = qos_[jqos_[j]].q.flags.no_reserve;
     // NoReserve with preemption on: tested as a 1-minute job so it fits any gap (spec §2).
     const SimTime test_limit = (no_reserve && preempt_on_) ? 60 : comp_limit;
+    const bool fast = sum_decides(js) && !is_preemptor(j);  // a preemptor's releases differ (will_run)
+    cur_bf_job_ = j;
+    const uint64_t* pbits = part_bits_.data() + jpart_[j] * nw_;
     SimTime start_res = v.now;
     SimTime later_start = 0;
     uint32_t first = 0;  // the map's first slice
@@ -1611,16 +2045,38 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       // Slices are contiguous and start_res only grows while one job is tested, so the walk
       // starts at the first slice that ends after start_res (kept across retries).
       while (first != kNoIdx && slices_[first].end <= start_res) first = slices_[first].next;
-      accw_.assign(nw_, ~uint64_t{0});
+      uint64_t* __restrict acc = accw_.data();
       later_start = 0;
-      for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
-        const Slice& s = slices_[i];
-        if (s.next != kNoIdx && later_start == 0) later_start = s.end;
-        if (s.begin > end_time) break;
-        for (size_t w = 0; w < nw_; ++w) accw_[w] &= slice_mask_[i * nw_ + w];
+      if (first != kNoIdx && slices_[first].next != kNoIdx) later_start = slices_[first].end;
+      if (nw_ == 2) {  // up to 128 nodes: the common case, in registers
+        uint64_t a0 = ~uint64_t{0}, a1 = ~uint64_t{0};
+        const uint64_t* sm = slice_mask_.data();
+        for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
+          if (slices_[i].begin > end_time) break;
+          a0 &= sm[2 * i];
+          a1 &= sm[2 * i + 1];
+        }
+        acc[0] = a0;
+        acc[1] = a1;
+      } else {
+        for (size_t w = 0; w < nw_; ++w) acc[w] = ~uint64_t{0};
+        for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
+          if (slices_[i].begin > end_time) break;
+          const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
+          for (size_t w = 0; w < nw_; ++w) acc[w] &= sm[w];
+        }
       }
-      expand_bits(accw_, mask_);
-      {
+      if (fast) {
+        uint64_t* __restrict mb = mbits_.data();
+        const uint64_t* __restrict ab = avail_bits_.data();
+        if (nw_ == 2) {
+          mb[0] = acc[0] & ab[0] & pbits[0];
+          mb[1] = acc[1] & ab[1] & pbits[1];
+        } else {
+          for (size_t w = 0; w < nw_; ++w) mb[w] = acc[w] & ab[w] & pbits[w];
+        }
+      } else {
+        expand_bits(accw_, mask_);
         const size_t nn = nn_;
         uint8_t* __restrict mk = mask_.data();
         const uint8_t* __restrict av = avail_.data();
@@ -1636,7 +2092,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         break;
       }
       SimTime t = 0;
-      if (!will_run(v, js, t)) {
+      if (!(fast ? will_run_fast(v, js, t) : will_run(v, j, js, t))) {
         // job_test_resv: an advanced reservation in the way moves the start to its end.
         if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
             (later_start == 0 || resv_next_free_ < later_start))
@@ -1649,7 +2105,19 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       }
       t = std::max(t, start_res);
       if (t <= v.now) {
+        if (fast && place_lazy(v, js) && shares_lazy_) shares_from_bits();
+        if (is_preemptor(j) && !pre_.empty() && !fit(js, free_)) {
+          // It starts now only by preempting: as the main loop does (spec §5), or not at all.
+          bool waiting = false;
+          const bool ok = try_preempt(v, j, out, waiting);
+          // Victims stopped at once are free now: they leave the release order.
+          ends_.erase(std::remove_if(ends_.begin(), ends_.end(), [&](const EndRec& e) { return e.cnt == 0 && stopping_[e.job] == 1; }),
+                      ends_.end());
+          plan_ok_ = false;
+          if (!ok) break;
+        }
         start(v, j, out, limit);
+        plan_ok_ = false;  // free_ and ends_ changed
         considered_[j] = 2;
         ++bf_starts_;
         break;
@@ -1666,17 +2134,21 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       end_res = cfg_.version == Version::V22_05 ? std::floor(end_res / res) * res : std::ceil(end_res / res) * res;
       const SimTime start_rounded = std::floor(t / res) * res;
       // The chosen nodes must be free in the map over [start, end]; else try from t.
+      if (!fast || !place_lazy(v, js) || !shares_lazy_) {
+        share_bits_.assign(nw_, 0);
+        for (const auto& sh : shares_) share_bits_[sh.node >> 6] |= uint64_t{1} << (sh.node & 63);
+      }
       bool overlap = false;
       for (uint32_t i = 0; i != kNoIdx && !overlap; i = slices_[i].next) {
         const Slice& s = slices_[i];
         if (s.end <= start_rounded || s.begin >= end_res) continue;
-        for (const auto& sh : shares_) overlap |= ((slice_mask_[i * nw_ + (sh.node >> 6)] >> (sh.node & 63)) & 1) == 0;
+        for (size_t w = 0; w < nw_; ++w) overlap |= (share_bits_[w] & ~slice_mask_[i * nw_ + w]) != 0;
       }
       if (overlap && t > start_res) {
         start_res = t;
         continue;
       }
-      map_add(start_rounded, end_res, shares_);
+      map_add(start_rounded, end_res);
       break;
     }
   }

@@ -101,3 +101,46 @@ TEST_CASE("slurm §1: with preemption on, a preemptor QOS sorts before its preem
   CHECK(r->start(3) == 100);
   CHECK(r->start(2) == 110);
 }
+
+TEST_CASE("slurm §2/§5: backfill releases a preemptor's preemptable jobs at now", "[slurm][preempt][backfill]") {
+  // 2 nodes x 8 GPUs. Job 1 (lo, preemptable by hi) holds n001 until 10000; job 2 (normal, not
+  // preemptable) holds n002 until 3600. Job 3 (hi) needs both nodes: the main loop cannot
+  // preempt its way in (job 2 stays), and backfill, releasing job 1 at now, plans it when job
+  // 2 ends (3600) rather than when both end (10000).
+  const std::vector<J> jobs = {{1, 0, 10000, 10000, 8, 0, "u1", "lo"},
+                               {2, 0, 3600, 3600, 8, 0, "u1", ""},
+                               {3, 10, 100, 100, 16, 0, "u1", "hi"}};
+  auto p = run(pre(), jobs, 2, 8, 100);
+  CHECK(p->reason(3) == "Resources");
+  CHECK(p->planned(3) == "3600");
+  auto r = run(pre(), jobs, 2);
+  CHECK(r->start(3) == 3600);  // job 2 ends: the main loop preempts job 1
+  CHECK(r->run(1).preemptions == 1);
+  // A job exempt by PreemptExemptTime is not preemptable: released in end order as before.
+  SlurmConfig c = pre();
+  c.qos[1].preempt_exempt_time_s = 20000;
+  auto e = run(c, jobs, 2, 8, 100);
+  CHECK(e->planned(3) == "10000");
+  // Without preemption nothing is released early.
+  SlurmConfig n = pre();
+  n.preempt_qos = false;
+  auto q = run(n, jobs, 2, 8, 100);
+  CHECK(q->planned(3) == "10000");
+}
+
+TEST_CASE("slurm §2/§5: a preemptor that backfill can start now only by preempting preempts", "[slurm][preempt][backfill]") {
+  // FIFO (priority/basic): job 2 (normal, both nodes) is first in the queue and blocks the
+  // partition in the main loop, so job 3 (hi) is not tried there. Backfill plans job 2 when
+  // jobs 1 and 4 end (1000) and then finds job 3 fits now if job 1 (lo) goes: it preempts job 1
+  // and starts job 3 at once (8 GPUs for 100 s, before job 2's reservation).
+  SlurmConfig c = pre();
+  c.prio.type = sl::PriorityType::Basic;
+  const std::vector<J> jobs = {{1, 0, 1000, 1000, 8, 0, "u1", "lo"},
+                               {4, 0, 1000, 1000, 8, 0, "u1", ""},
+                               {2, 5, 100, 100, 16, 0, "u1", ""},
+                               {3, 10, 100, 100, 8, 0, "u1", "hi"}};
+  auto r = run(c, jobs, 2);
+  CHECK(r->run(1).preemptions == 1);
+  CHECK(r->start(3) < 1000);
+  CHECK(r->nodes(3) == std::vector<std::string>{"n001"});
+}
