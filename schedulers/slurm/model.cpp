@@ -546,8 +546,18 @@ class SlurmModel final : public Scheduler {
   std::vector<int32_t> cap_src_;
   bool plan_ok_ = false;              // built for the current free_ and ends_
   uint32_t lazy_level_ = 0;           // will_run_fast's answer, placed only when needed
-  bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run did)
+  bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run or its walk did)
+  uint32_t walk_k_ = UINT32_MAX;      // will_run_fast's walk answered after this many ends (UINT32_MAX: will_run)
   std::vector<uint64_t> run_bits_;    // nodes of the running jobs in the plan
+  // Per end of the plan: its nodes as (word, bits) runs in end_words_[end_off_[k]..end_off_[k+1]),
+  // and whether each node holds one GPU of it (then its GPUs on a mask are a popcount).
+  struct EndWord {
+    uint32_t w;
+    uint64_t bits;
+  };
+  std::vector<EndWord> end_words_;
+  std::vector<uint32_t> end_off_;
+  std::vector<uint8_t> end_ones_;
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
   // last sorted, which an insertion sort turns into the new order cheaply.
@@ -1839,6 +1849,9 @@ void SlurmModel::build_plan(const Snapshot& v) {
   // The groups exactly as will_run forms them (aligned on the 30 s barrier; see will_run) for a
   // job whose mask meets every running job, which will_run_fast checks.
   run_bits_.assign(nw_, 0);
+  end_words_.clear();
+  end_off_.assign(1, 0);
+  end_ones_.clear();
   SimTime window = 30, barrier = -1;
   size_t k = 0;
   const size_t ne = ends_.size();
@@ -1852,11 +1865,19 @@ void SlurmModel::build_plan(const Snapshot& v) {
       while (k < ne) {
         const EndRec& er = ends_[k++];
         if (barrier < 0) barrier = er.t + (window - std::fmod(er.t, window));
+        bool ones = true;
         for (const auto& s : end_alloc(v, er)) {
           lvl_val_[s.node] += s.gpus;
           set_node(lvl_bits_.data() + base, s.node, lvl_val_[s.node]);
-          run_bits_[s.node >> 6] |= uint64_t{1} << (s.node & 63);
+          const uint32_t w = static_cast<uint32_t>(s.node >> 6);
+          const uint64_t b = uint64_t{1} << (s.node & 63);
+          run_bits_[w] |= b;
+          ones &= s.gpus == 1;
+          if (end_words_.size() > end_off_.back() && end_words_.back().w == w) end_words_.back().bits |= b;
+          else end_words_.push_back({w, b});
         }
+        end_off_.push_back(static_cast<uint32_t>(end_words_.size()));
+        end_ones_.push_back(ones);
         if (k == ne || ends_[k].t > barrier + window) break;
         if (removed++ > 200) {
           skip = true;
@@ -1874,30 +1895,70 @@ void SlurmModel::build_plan(const Snapshot& v) {
 
 bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
   if (!plan_ok_) build_plan(v);
-  // The plan's groups count every running job; will_run skips a job on none of the tested job's
-  // nodes, which can move the groups: such a mask takes will_run.
-  bool meets_all = planes_ != 0;
-  for (size_t w = 0; w < nw_ && meets_all; ++w) meets_all = (run_bits_[w] & ~mbits_[w]) == 0;
-  if (!meets_all && planes_ != 0) {
-    meets_all = true;
-    for (size_t k = 0; k < ends_.size() && meets_all; ++k) {
-      bool any = false;
-      for (const auto& s : end_alloc(v, ends_[k])) any |= ((mbits_[s.node >> 6] >> (s.node & 63)) & 1) != 0;
-      meets_all = any;
-    }
-  }
-  if (planes_ == 0 || !meets_all) {
+  if (planes_ == 0) {
     lazy_ok_ = false;  // will_run's own placement (shares_) stands
+    walk_k_ = UINT32_MAX;
     expand_bits(mbits_, mask_);
     return will_run(v, cur_bf_job_, js, start_s);
   }
-  lazy_ok_ = true;
-  // Sums only grow from level to level: the last level says whether any does, a binary search
-  // finds the first.
+  // Sums only grow from level to level: the last level says whether any does.
   const size_t per = static_cast<size_t>(planes_) * nw_;
   size_t hi = lvl_k_.size() - 1;
   if (plan_sum(lvl_bits_.data() + hi * per) < js.gpus) return false;
   if (cap_needed_ && plan_sum(cap_bits_.data()) < js.gpus) return false;  // not even an empty map holds it
+  // The plan's groups count every running job; will_run skips a job on none of the tested
+  // job's nodes, which can move the groups. Such a mask walks the ends itself, by sums only
+  // (the sum decides the fit), and places once at the answer.
+  bool meets_all = true;
+  for (size_t w = 0; w < nw_ && meets_all; ++w) meets_all = (run_bits_[w] & ~mbits_[w]) == 0;
+  if (!meets_all && plan_sum(lvl_bits_.data()) < js.gpus) {
+    lazy_ok_ = false;
+    walk_k_ = UINT32_MAX;
+    int64_t sum = plan_sum(lvl_bits_.data());  // level 0: free_ on the mask
+    SimTime window = 30, barrier = -1, last_end = 0;
+    size_t k = 0;
+    const size_t ne = ends_.size();
+    while (k < ne) {
+      size_t removed = 0;
+      bool released = false, skip = false;
+      while (k < ne) {
+        const EndRec& er = ends_[k];
+        int64_t add = 0;
+        bool usable = false;
+        for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) usable |= (end_words_[q].bits & mbits_[end_words_[q].w]) != 0;
+        if (usable) {
+          if (end_ones_[k]) {
+            for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) add += popcount64(end_words_[q].bits & mbits_[end_words_[q].w]);
+          } else {
+            for (const auto& sh : end_alloc(v, er))
+              if ((mbits_[sh.node >> 6] >> (sh.node & 63)) & 1) add += sh.gpus;
+          }
+        }
+        ++k;
+        if (!usable) continue;
+        if (barrier < 0) barrier = er.t + (window - std::fmod(er.t, window));
+        sum += add;
+        released = true;
+        last_end = er.t;
+        if (k == ne || ends_[k].t > barrier + window) break;
+        if (removed++ > 200) {
+          skip = true;
+          break;
+        }
+      }
+      if (!released) break;
+      if (skip) continue;
+      do window *= 2;
+      while (k < ne && ends_[k].t > barrier + window);
+      if (sum >= js.gpus) {
+        start_s = last_end <= v.now ? v.now + 1 : last_end;
+        walk_k_ = static_cast<uint32_t>(k);  // placed by place_lazy when needed
+        return true;
+      }
+    }
+    return false;
+  }
+  lazy_ok_ = true;
   size_t lo = 0;  // first level with sum >= gpus is in [lo, hi]
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
@@ -1914,7 +1975,16 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
 // same mask, so the same shares_).
 bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
   shares_lazy_ = false;
-  if (!lazy_ok_) return !shares_.empty();  // will_run answered (and placed) itself
+  if (!lazy_ok_ && walk_k_ == UINT32_MAX) return !shares_.empty();  // will_run answered (and placed) itself
+  if (!lazy_ok_) {  // will_run_fast's own walk: the projection after its first walk_k_ ends
+    expand_bits(mbits_, mask_);
+    proj_.resize(nn_);
+    for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
+    for (size_t q = 0; q < walk_k_; ++q)
+      for (const auto& sh : end_alloc(v, ends_[q]))
+        if (mask_[sh.node]) proj_[sh.node] += sh.gpus;
+    return fit(js, proj_);
+  }
   if (!weighted_ && planes_ > 0) {
     // placement::first_fit_masked on the level's values, visiting only the mask's nodes.
     const uint64_t* P = lvl_bits_.data() + static_cast<size_t>(lazy_level_) * static_cast<size_t>(planes_) * nw_;
