@@ -87,6 +87,14 @@ def main():
         jid, sub, nn, g, lim, run = (int(float(x)) for x in p[:6])
         j = {"id": jid, "submit_s": sub, "runtime_s": run, "time_limit_s": lim * 60, "gpus": g,
              "user": "oracle", "account": "oracle"}
+        extra = p[6:]  # sbatch flags the recorder passed on; -p PARTITION is the one modelled
+        for k, flag in enumerate(extra):
+            if flag == "-p" and k + 1 < len(extra):
+                j["partition"] = extra[k + 1]
+            elif flag.startswith("--partition="):
+                j["partition"] = flag.split("=", 1)[1]
+            elif flag.startswith("-") and flag not in ("-p",) and not (k > 0 and extra[k - 1] == "-p"):
+                die(f"{wl_path}:{ln}: sbatch flag {flag} is not modelled by compare.py; expected only -p PARTITION")
         # nodes 0 is `sbatch -n 1`: one task, so one node (floorsim's nodes 0 would let it spread).
         j["nodes"] = nn if nn > 0 else 1
         j["cpus"] = j["nodes"]  # one task per node, one CPU per task (sbatch's default)

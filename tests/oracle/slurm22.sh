@@ -8,10 +8,11 @@
 #
 #   tests/oracle/slurm22.sh WORKLOAD.tsv RESULT.tsv [NODES] [GPUS_PER_NODE] [EXTRA_SLURM_CONF_LINES_FILE]
 #
-# WORKLOAD.tsv: `id submit_s nodes gpus time_limit_min runtime_s` per line (# comments);
+# WORKLOAD.tsv: `id submit_s nodes gpus time_limit_min runtime_s [sbatch flags]` per line
+# (# comments; compare.py models only `-p PARTITION` among the flags);
 # nodes 0 = one task (sbatch -n 1), so one node. Nodes are named gpu001.. as floorsim names a uniform cluster. Needs root (slurmd runs jobs as the submitting user) and slurmctld/slurmd/
 # sbatch 22.05 installed (apt-get install slurmctld slurmd slurm-client). Not part of CI: the
-# results are recorded under tests/oracle/recorded/ and compared by tests/oracle/compare.sh.
+# results are recorded under tests/oracle/recorded/ and compared by tests/oracle/compare.py.
 set -euo pipefail
 wl=$1 out=$2 nodes=${3:-4} gpn=${4:-8} extra=${5:-}
 command -v slurmctld >/dev/null || { echo "slurm22.sh: slurmctld not installed; expected slurm-wlm 22.05" >&2; exit 2; }
