@@ -37,6 +37,17 @@ constexpr uint32_t kNoIdx = UINT32_MAX;
 
 // Bits set in x. std::popcount becomes a library call without -mpopcnt; this is a few
 // instructions inline.
+// The next multiple of `step` strictly after t (t >= 0): t + (step - fmod(t, step)), as
+// _will_run_test aligns its groups; whole seconds (the common case) in integers, exactly.
+inline double next_barrier(double t, double step) {
+  if (t >= 0 && t < 9.0e15) {
+    const auto ti = static_cast<int64_t>(t);
+    const auto si = static_cast<int64_t>(step);
+    if (static_cast<double>(ti) == t && static_cast<double>(si) == step && si > 0) return static_cast<double>(ti + (si - ti % si));
+  }
+  return t + (step - std::fmod(t, step));
+}
+
 inline int popcount64(uint64_t x) {
   x -= (x >> 1) & 0x5555555555555555ULL;
   x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
@@ -1753,7 +1764,7 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
       bool usable = false;
       for (const auto& s : alloc) usable |= mask_[s.node] != 0;
       if (!usable) continue;
-      if (base < 0) base = er.t + (window - std::fmod(er.t, window));
+      if (base < 0) base = next_barrier(er.t, window);
       // A released job of a reservation frees reserved GPUs: they stay out of reach of
       // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
       const uint32_t rk = adj_on_ ? jresv_[er.job] : kNoIdx;
@@ -1864,7 +1875,7 @@ void SlurmModel::build_plan(const Snapshot& v) {
       size_t removed = 0;
       while (k < ne) {
         const EndRec& er = ends_[k++];
-        if (barrier < 0) barrier = er.t + (window - std::fmod(er.t, window));
+        if (barrier < 0) barrier = next_barrier(er.t, window);
         bool ones = true;
         for (const auto& s : end_alloc(v, er)) {
           lvl_val_[s.node] += s.gpus;
@@ -1936,7 +1947,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
         }
         ++k;
         if (!usable) continue;
-        if (barrier < 0) barrier = er.t + (window - std::fmod(er.t, window));
+        if (barrier < 0) barrier = next_barrier(er.t, window);
         sum += add;
         released = true;
         last_end = er.t;
