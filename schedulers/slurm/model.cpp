@@ -48,6 +48,38 @@ inline double next_barrier(double t, double step) {
   return t + (step - std::fmod(t, step));
 }
 
+// cons_common _will_run_test (22.05, and master alike) releases running jobs in end-time order,
+// in groups aligned on a barrier: the first released job's end rounded up to the next multiple
+// of 30 s (a multiple itself goes up by a whole 30 s), so that running jobs do not shift them
+// between passes. A group takes every next job ending by barrier + window; the window then
+// doubles until the next job is within it. A group of over 200 jobs (rm_job_cnt) is not tested
+// and runs on into the next. Checked against a live slurmctld 22.05
+// (tests/oracle/recorded/backfill.tsv); time 0 is taken as a whole minute of the epoch, which
+// slurmctld's barrier counts from. Jobs on none of the tested job's nodes are not fed in.
+class ReleaseGroups {
+ public:
+  enum class Step { More, Test, Skip };  // the group goes on / is complete: test it / is not tested
+  // After releasing a job ending at t; next_t is the next end (kNever if none).
+  Step released(SimTime t, SimTime next_t) {
+    if (barrier_ < 0) barrier_ = next_barrier(t, window_);
+    if (next_t > barrier_ + window_) {
+      removed_ = 0;
+      do window_ *= 2;
+      while (next_t != kNever && next_t > barrier_ + window_);
+      return Step::Test;
+    }
+    if (removed_++ > 200) {
+      removed_ = 0;
+      return Step::Skip;
+    }
+    return Step::More;
+  }
+
+ private:
+  SimTime window_ = 30, barrier_ = -1;
+  size_t removed_ = 0;
+};
+
 inline int popcount64(uint64_t x) {
   x -= (x >> 1) & 0x5555555555555555ULL;
   x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
@@ -404,6 +436,28 @@ class SlurmModel final : public Scheduler {
     return s;
   }
   bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  // Walks ends_ in ReleaseGroups' groups: release(k) frees the k-th end for the tested job and
+  // returns false for one it skips (on none of its nodes, or a preemptee released already);
+  // test() is asked after each group. On a pass: the last released end and the ends walked.
+  template <class Release, class Test>
+  bool release_walk(Release&& release, Test&& test, SimTime& last_end, size_t& walked) const {
+    ReleaseGroups groups;
+    bool pending = false;  // a group still open when the ends ran out (the rest were skipped)
+    const size_t ne = ends_.size();
+    for (size_t k = 0; k < ne;) {
+      const EndRec& er = ends_[k++];
+      if (!release(k - 1)) continue;
+      last_end = er.t;
+      const auto step = groups.released(er.t, k < ne ? ends_[k].t : kNever);
+      pending = step == ReleaseGroups::Step::More;
+      if (step == ReleaseGroups::Step::Test && test()) {
+        walked = k;
+        return true;
+      }
+    }
+    walked = ne;
+    return pending && test();
+  }
   bool place_lazy(const Snapshot& v, const JobSpec& js);
   // Bitset (64 nodes a word) to one byte (0/1) per node.
   void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
@@ -1743,61 +1797,36 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
     start_s = v.now;
     return true;
   }
-  // cons_common _will_run_test (22.05, and master alike): the groups are aligned on a barrier,
-  // base = the first released job's end rounded up to the next multiple of 30 s (a multiple
-  // itself goes up by a whole 30 s), so that running jobs do not shift them between passes. A
-  // group takes every next job ending by base + window; the window then doubles until the next
-  // job is within it. Jobs on none of the usable nodes are skipped (no effect on the groups).
-  // Checked against a live slurmctld 22.05 (tests/oracle/recorded/backfill.tsv). Time 0 is taken
-  // as a whole minute of the epoch, which slurmctld's 30 s barrier counts from.
-  SimTime window = 30;
-  SimTime base = -1, last_end = 0;
-  size_t k = 0;
-  const size_t ne = ends_.size();
-  while (k < ne) {
-    size_t removed = 0;
-    bool released = false, skip_test = false;
-    while (k < ne) {
-      const EndRec& er = ends_[k++];
-      if (er.cnt == 0 && pre_mark_[er.job]) continue;  // a preemptee, released at now already
-      const auto alloc = end_alloc(v, er);
-      bool usable = false;
-      for (const auto& s : alloc) usable |= mask_[s.node] != 0;
-      if (!usable) continue;
-      if (base < 0) base = next_barrier(er.t, window);
-      // A released job of a reservation frees reserved GPUs: they stay out of reach of
-      // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
-      const uint32_t rk = adj_on_ ? jresv_[er.job] : kNoIdx;
-      if (rk == kNoIdx) {
-        for (const auto& s : alloc)
-          if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
-      } else {
-        const bool ins = rk == jresv_[cur_job_];
-        const bool outs = !ins && resv_overlap_[rk];
-        for (const auto& s : alloc) {
-          if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
-          if (outs) adj_sub_[s.node] += s.gpus;
-          if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
-        }
-      }
-      released = true;
-      last_end = er.t;
-      if (k == ne || ends_[k].t > base + window) break;
-      if (removed++ > 200) {  // rm_job_cnt: this group is not tested, the next one is
-        skip_test = true;
-        break;
+  // The release groups of _will_run_test (ReleaseGroups).
+  SimTime last_end = 0;
+  size_t walked = 0;
+  auto release = [&](size_t k) {
+    const EndRec& er = ends_[k];
+    if (er.cnt == 0 && pre_mark_[er.job]) return false;  // a preemptee, released at now already
+    const auto alloc = end_alloc(v, er);
+    bool usable = false;
+    for (const auto& s : alloc) usable |= mask_[s.node] != 0;
+    if (!usable) return false;
+    // A released job of a reservation frees reserved GPUs: they stay out of reach of
+    // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
+    const uint32_t rk = adj_on_ ? jresv_[er.job] : kNoIdx;
+    if (rk == kNoIdx) {
+      for (const auto& s : alloc)
+        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+    } else {
+      const bool ins = rk == jresv_[cur_job_];
+      const bool outs = !ins && resv_overlap_[rk];
+      for (const auto& s : alloc) {
+        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+        if (outs) adj_sub_[s.node] += s.gpus;
+        if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
       }
     }
-    if (!released) break;
-    if (skip_test) continue;
-    do window *= 2;
-    while (k < ne && ends_[k].t > base + window);
-    if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
-      start_s = last_end <= v.now ? v.now + 1 : last_end;
-      return true;
-    }
-  }
-  return false;
+    return true;
+  };
+  if (!release_walk(release, [&] { return (adj_on_ || sum >= js.gpus) && fit(js, proj_); }, last_end, walked)) return false;
+  start_s = last_end <= v.now ? v.now + 1 : last_end;
+  return true;
 }
 
 // will_run for a job that fits wherever its mask holds enough GPUs (sum_decides: whole-node
@@ -1857,50 +1886,47 @@ void SlurmModel::build_plan(const Snapshot& v) {
   lvl_t_.assign(1, v.now);
   lvl_k_.assign(1, 0);
   for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, lvl_val_[n]);
-  // The groups exactly as will_run forms them (aligned on the 30 s barrier; see will_run) for a
-  // job whose mask meets every running job, which will_run_fast checks.
+  // The groups exactly as will_run forms them (ReleaseGroups) for a job whose mask meets every
+  // running job, which will_run_fast checks: one level per tested group.
   run_bits_.assign(nw_, 0);
   end_words_.clear();
   end_off_.assign(1, 0);
   end_ones_.clear();
-  SimTime window = 30, barrier = -1;
-  size_t k = 0;
-  const size_t ne = ends_.size();
-  while (k < ne) {
-    const size_t base = lvl_bits_.size();
-    lvl_bits_.resize(base + per);
-    std::copy_n(lvl_bits_.begin() + static_cast<ptrdiff_t>(base - per), per, lvl_bits_.begin() + static_cast<ptrdiff_t>(base));
-    for (bool skip = true; skip && k < ne;) {  // a group of over 200 jobs is not tested: it joins the next
-      skip = false;
-      size_t removed = 0;
-      while (k < ne) {
-        const EndRec& er = ends_[k++];
-        if (barrier < 0) barrier = next_barrier(er.t, window);
-        bool ones = true;
-        for (const auto& s : end_alloc(v, er)) {
-          lvl_val_[s.node] += s.gpus;
-          set_node(lvl_bits_.data() + base, s.node, lvl_val_[s.node]);
-          const uint32_t w = static_cast<uint32_t>(s.node >> 6);
-          const uint64_t b = uint64_t{1} << (s.node & 63);
-          run_bits_[w] |= b;
-          ones &= s.gpus == 1;
-          if (end_words_.size() > end_off_.back() && end_words_.back().w == w) end_words_.back().bits |= b;
-          else end_words_.push_back({w, b});
-        }
-        end_off_.push_back(static_cast<uint32_t>(end_words_.size()));
-        end_ones_.push_back(ones);
-        if (k == ne || ends_[k].t > barrier + window) break;
-        if (removed++ > 200) {
-          skip = true;
-          break;
-        }
-      }
+  bool open = false;  // the level of the current group is allocated
+  size_t next_k = 0;  // ends released so far
+  auto release = [&](size_t k) {
+    if (!open) {
+      const size_t at = lvl_bits_.size();
+      lvl_bits_.resize(at + per);
+      std::copy_n(lvl_bits_.begin() + static_cast<ptrdiff_t>(at - per), per, lvl_bits_.begin() + static_cast<ptrdiff_t>(at));
+      open = true;
     }
-    do window *= 2;
-    while (k < ne && ends_[k].t > barrier + window);
-    lvl_t_.push_back(ends_[k - 1].t);
-    lvl_k_.push_back(static_cast<uint32_t>(k));
-  }
+    uint64_t* level = lvl_bits_.data() + (lvl_bits_.size() - per);
+    bool ones = true;
+    for (const auto& s : end_alloc(v, ends_[k])) {
+      lvl_val_[s.node] += s.gpus;
+      set_node(level, s.node, lvl_val_[s.node]);
+      const uint32_t w = static_cast<uint32_t>(s.node >> 6);
+      const uint64_t b = uint64_t{1} << (s.node & 63);
+      run_bits_[w] |= b;
+      ones &= s.gpus == 1;
+      if (end_words_.size() > end_off_.back() && end_words_.back().w == w) end_words_.back().bits |= b;
+      else end_words_.push_back({w, b});
+    }
+    end_off_.push_back(static_cast<uint32_t>(end_words_.size()));
+    end_ones_.push_back(ones);
+    next_k = k + 1;
+    return true;
+  };
+  auto close_level = [&] {
+    lvl_t_.push_back(ends_[next_k - 1].t);
+    lvl_k_.push_back(static_cast<uint32_t>(next_k));
+    open = false;
+    return false;  // a plan is built, not tested: walk every group
+  };
+  SimTime last_end = 0;
+  size_t walked = 0;
+  release_walk(release, close_level, last_end, walked);
   planes_ = planes;
 }
 
@@ -1926,46 +1952,26 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     lazy_ok_ = false;
     walk_k_ = UINT32_MAX;
     int64_t sum = plan_sum(lvl_bits_.data());  // level 0: free_ on the mask
-    SimTime window = 30, barrier = -1, last_end = 0;
-    size_t k = 0;
-    const size_t ne = ends_.size();
-    while (k < ne) {
-      size_t removed = 0;
-      bool released = false, skip = false;
-      while (k < ne) {
-        const EndRec& er = ends_[k];
-        int64_t add = 0;
-        bool usable = false;
-        for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) usable |= (end_words_[q].bits & mbits_[end_words_[q].w]) != 0;
-        if (usable) {
-          if (end_ones_[k]) {
-            for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) add += popcount64(end_words_[q].bits & mbits_[end_words_[q].w]);
-          } else {
-            for (const auto& sh : end_alloc(v, er))
-              if ((mbits_[sh.node >> 6] >> (sh.node & 63)) & 1) add += sh.gpus;
-          }
-        }
-        ++k;
-        if (!usable) continue;
-        if (barrier < 0) barrier = next_barrier(er.t, window);
-        sum += add;
-        released = true;
-        last_end = er.t;
-        if (k == ne || ends_[k].t > barrier + window) break;
-        if (removed++ > 200) {
-          skip = true;
-          break;
-        }
+    auto release = [&](size_t k) {
+      int64_t add = 0;
+      bool usable = false;
+      for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) usable |= (end_words_[q].bits & mbits_[end_words_[q].w]) != 0;
+      if (!usable) return false;
+      if (end_ones_[k]) {
+        for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) add += popcount64(end_words_[q].bits & mbits_[end_words_[q].w]);
+      } else {
+        for (const auto& sh : end_alloc(v, ends_[k]))
+          if ((mbits_[sh.node >> 6] >> (sh.node & 63)) & 1) add += sh.gpus;
       }
-      if (!released) break;
-      if (skip) continue;
-      do window *= 2;
-      while (k < ne && ends_[k].t > barrier + window);
-      if (sum >= js.gpus) {
-        start_s = last_end <= v.now ? v.now + 1 : last_end;
-        walk_k_ = static_cast<uint32_t>(k);  // placed by place_lazy when needed
-        return true;
-      }
+      sum += add;
+      return true;
+    };
+    SimTime last_end = 0;
+    size_t walked = 0;
+    if (release_walk(release, [&] { return sum >= js.gpus; }, last_end, walked)) {
+      start_s = last_end <= v.now ? v.now + 1 : last_end;
+      walk_k_ = static_cast<uint32_t>(walked);  // placed by place_lazy when needed
+      return true;
     }
     return false;
   }
