@@ -121,6 +121,9 @@ struct Reservation {
   double start_s = 0;      // first occurrence, simulated seconds
   double duration_s = 0;
   enum class Period : uint8_t { None, Hourly, Daily, Weekly } period = Period::None;
+  double period_s() const {  // recurrence period in seconds (0 = one-off)
+    return period == Period::Hourly ? 3600 : period == Period::Daily ? 86400 : period == Period::Weekly ? 7 * 86400 : 0;
+  }
   std::vector<std::string> nodes;  // explicit nodes (Nodes=)
   int64_t node_cnt = 0;            // NodeCnt=
   int64_t gpus = 0;                // TRES=gres/gpu:N (partial reservation)

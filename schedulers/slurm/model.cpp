@@ -942,9 +942,7 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
     r.name = c.name;
     r.start_s = c.start_s;
     r.dur_s = c.duration_s;
-    r.period_s = c.period == Reservation::Period::Hourly ? 3600
-                 : c.period == Reservation::Period::Daily ? 86400
-                 : c.period == Reservation::Period::Weekly ? 7 * 86400 : 0;
+    r.period_s = c.period_s();
     r.gpus.assign(nn_, 0);
     // Made at run time without IGNORE_JOBS: GPUs of running jobs that would still run in its
     // window are not available; listed nodes that are busy refuse the reservation, as
