@@ -174,13 +174,35 @@ std::vector<NodeIdx> identity_order(size_t n) {
   for (size_t i = 0; i < n; ++i) o[i] = static_cast<NodeIdx>(i);
   return o;
 }
+
+std::map<std::string, uint32_t> index_of(std::span<const std::string> node_names) {
+  std::map<std::string, uint32_t> ix;
+  for (size_t i = 0; i < node_names.size(); ++i) ix[node_names[i]] = static_cast<uint32_t>(i);
+  return ix;
+}
+
+// Gives the listed nodes to owner i (a leaf switch or a base block, `kind`); an unknown node,
+// or one another owner has (`relation`: "under two leaf switches"), is an error text.
+std::string claim_nodes(const char* kind, const char* relation, uint32_t i, const SwitchDef& def,
+                        const std::map<std::string, uint32_t>& node_index, std::span<const std::string> owner_names,
+                        std::vector<uint32_t>& owner_of) {
+  for (const auto& n : def.nodes) {
+    auto it = node_index.find(n);
+    if (it == node_index.end())
+      return fmt::format("{} {} lists node {} which the cluster lacks; expected node names of the cluster", kind, def.name, n);
+    if (owner_of[it->second] != kNone)
+      return fmt::format("node {} is {} ({} and {}); expected one", n, relation, owner_names[owner_of[it->second]], def.name);
+    owner_of[it->second] = i;
+  }
+  return {};
+}
 }  // namespace
 
 std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names, Tree& t) {
   t = Tree{};
   const size_t ns = defs.size();
-  std::map<std::string, uint32_t> sw_index, node_index;
-  for (size_t i = 0; i < node_names.size(); ++i) node_index[node_names[i]] = static_cast<uint32_t>(i);
+  std::map<std::string, uint32_t> sw_index;
+  const auto node_index = index_of(node_names);
   for (size_t i = 0; i < ns; ++i) {
     if (!sw_index.emplace(defs[i].name, static_cast<uint32_t>(i)).second)
       return fmt::format("switch {} is defined twice; expected unique SwitchName values", defs[i].name);
@@ -193,14 +215,9 @@ std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::
   t.leaf_of_node.assign(node_names.size(), kNone);
   for (size_t i = 0; i < ns; ++i) {
     t.names[i] = defs[i].name;
-    for (const auto& n : defs[i].nodes) {
-      auto it = node_index.find(n);
-      if (it == node_index.end())
-        return fmt::format("switch {} lists node {} which the cluster lacks; expected node names of the cluster", defs[i].name, n);
-      if (t.leaf_of_node[it->second] != kNone)
-        return fmt::format("node {} is under two leaf switches ({} and {}); expected one", n, t.names[t.leaf_of_node[it->second]], defs[i].name);
-      t.leaf_of_node[it->second] = static_cast<uint32_t>(i);
-    }
+    if (auto err = claim_nodes("switch", "under two leaf switches", static_cast<uint32_t>(i), defs[i], node_index, t.names, t.leaf_of_node);
+        !err.empty())
+      return err;
     for (const auto& c : defs[i].switches) {
       auto it = sw_index.find(c);
       if (it == sw_index.end())
@@ -271,8 +288,7 @@ Tree tree_from_leaves(std::span<const uint32_t> node_leaf, std::span<const std::
 std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names,
                          std::span<const int64_t> sizes, Blocks& b) {
   b = Blocks{};
-  std::map<std::string, uint32_t> node_index;
-  for (size_t i = 0; i < node_names.size(); ++i) node_index[node_names[i]] = static_cast<uint32_t>(i);
+  const auto node_index = index_of(node_names);
   b.block_of_node.assign(node_names.size(), kNone);
   size_t base_nodes = 0;
   for (size_t i = 0; i < defs.size(); ++i) {
@@ -280,14 +296,9 @@ std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std
       if (defs[k].name == defs[i].name) return fmt::format("block {} is defined twice; expected unique BlockName values", defs[i].name);
     b.names.push_back(defs[i].name);
     if (defs[i].nodes.empty()) return fmt::format("block {} has no nodes; expected Nodes= with at least one node", defs[i].name);
-    for (const auto& n : defs[i].nodes) {
-      auto it = node_index.find(n);
-      if (it == node_index.end())
-        return fmt::format("block {} lists node {} which the cluster lacks; expected node names of the cluster", defs[i].name, n);
-      if (b.block_of_node[it->second] != kNone)
-        return fmt::format("node {} is in two blocks ({} and {}); expected one", n, b.names[b.block_of_node[it->second]], defs[i].name);
-      b.block_of_node[it->second] = static_cast<uint32_t>(i);
-    }
+    if (auto err = claim_nodes("block", "in two blocks", static_cast<uint32_t>(i), defs[i], node_index, b.names, b.block_of_node);
+        !err.empty())
+      return err;
     base_nodes = std::max(base_nodes, defs[i].nodes.size());
   }
   if (b.names.empty()) return "topology/block without blocks; expected BlockName= lines (or blocks in the scheduler block)";
