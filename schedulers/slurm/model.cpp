@@ -427,15 +427,25 @@ class SlurmModel final : public Scheduler {
     return resv_.empty() && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
   }
   void build_plan(const Snapshot& v);
-  int64_t plan_sum(const uint64_t* planes) const {
+  const uint64_t* level(size_t k) const { return lvl_bits_.data() + k * static_cast<size_t>(planes_) * nw_; }
+  [[gnu::always_inline]] int64_t plan_sum(const uint64_t* planes) const {
     const uint64_t* m = mbits_.data();
     if (planes_ == 1 && nw_ == 2) return popcount64(m[0] & planes[0]) + popcount64(m[1] & planes[1]);
+    return plan_sum_any(planes);
+  }
+  int64_t plan_sum_any(const uint64_t* planes) const {
     int64_t s = 0;
     for (int b = 0; b < planes_; ++b)
       for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(mbits_[w] & planes[b * nw_ + w])) << b;
     return s;
   }
   bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end);
+  // The first level whose later ends all end after x (ends_ is sorted, but for jobs started in
+  // this pass, appended): suffix minima of the end times, searched.
+  size_t first_after(SimTime x) const {
+    return static_cast<size_t>(std::upper_bound(end_sufmin_.begin(), end_sufmin_.end(), x) - end_sufmin_.begin());
+  }
   // Walks ends_ in ReleaseGroups' groups: release(k) frees the k-th end for the tested job and
   // returns false for one it skips (on none of its nodes, or a preemptee released already);
   // test() is asked after each group. On a pass: the last released end and the ends walked.
@@ -600,19 +610,23 @@ class SlurmModel final : public Scheduler {
       for (uint64_t m = share_bits_[w]; m != 0; m &= m - 1)
         shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(m))), 1});
   }
-  std::vector<uint64_t> lvl_bits_;    // by level x plane x word; level 0 = free_, level g+1 = after group g
+  // Level k is free_ plus the first k entries of ends_ (k = 0 .. ends): a job's projected GPUs
+  // after any prefix of the release order are a few popcounts on its mask. grp_k_ lists the levels
+  // at which will_run tests a job whose mask meets every running job (level 0 first).
+  std::vector<uint64_t> lvl_bits_;    // by level x plane x word
   std::vector<uint64_t> cap_bits_;    // by plane x word: capacities
   std::vector<SimTime> lvl_t_;        // by level: end time of its last released job (level >= 1)
-  std::vector<uint32_t> lvl_k_;       // by level: ends_ entries released up to it
+  std::vector<uint32_t> grp_k_;       // tested levels of the plan's own grouping, ascending
+  std::vector<SimTime> end_sufmin_;   // by level k: earliest end among ends_[k..] (kNever past the last)
+  SimTime end_max_ = 0;               // latest end in ends_
   std::vector<int32_t> lvl_val_;      // scratch: GPUs by node
   int planes_ = 0;                    // 0: some value is negative, the fast path is off
   bool cap_needed_ = true;
   int cap_planes_ = 0;                // cap_bits_ holds cap_src_ in this many planes
   std::vector<int32_t> cap_src_;
   bool plan_ok_ = false;              // built for the current free_ and ends_
-  uint32_t lazy_level_ = 0;           // will_run_fast's answer, placed only when needed
-  bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run or its walk did)
-  uint32_t walk_k_ = UINT32_MAX;      // will_run_fast's walk answered after this many ends (UINT32_MAX: will_run)
+  uint32_t lazy_k_ = 0;               // will_run_fast's answer (a level), placed only when needed
+  bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run placed)
   std::vector<uint64_t> run_bits_;    // nodes of the running jobs in the plan
   // Per end of the plan: its nodes as (word, bits) runs in end_words_[end_off_[k]..end_off_[k+1]),
   // and whether each node holds one GPU of it (then its GPUs on a mask are a popcount).
@@ -1879,27 +1893,22 @@ void SlurmModel::build_plan(const Snapshot& v) {
     cap_bits_.assign(per, 0);
     for (size_t n = 0; n < nn_; ++n) or_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
   }
+  // A plan too large for memory (huge clusters with many running jobs) leaves will_run to it.
+  if ((ends_.size() + 1) * per > (size_t{1} << 22)) return;
   lvl_val_.assign(free_.begin(), free_.end());
-  lvl_bits_.assign(per, 0);
-  lvl_t_.assign(1, v.now);
-  lvl_k_.assign(1, 0);
+  const size_t ne = ends_.size();
+  lvl_bits_.assign((ne + 1) * per, 0);
+  lvl_t_.resize(ne + 1);
+  lvl_t_[0] = v.now;
   for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, lvl_val_[n]);
-  // The groups exactly as will_run forms them (ReleaseGroups) for a job whose mask meets every
-  // running job, which will_run_fast checks: one level per tested group.
   run_bits_.assign(nw_, 0);
   end_words_.clear();
   end_off_.assign(1, 0);
   end_ones_.clear();
-  bool open = false;  // the level of the current group is allocated
-  size_t next_k = 0;  // ends released so far
-  auto release = [&](size_t k) {
-    if (!open) {
-      const size_t at = lvl_bits_.size();
-      lvl_bits_.resize(at + per);
-      std::copy_n(lvl_bits_.begin() + static_cast<ptrdiff_t>(at - per), per, lvl_bits_.begin() + static_cast<ptrdiff_t>(at));
-      open = true;
-    }
-    uint64_t* level = lvl_bits_.data() + (lvl_bits_.size() - per);
+  for (size_t k = 0; k < ne; ++k) {
+    uint64_t* level = lvl_bits_.data() + (k + 1) * per;
+    std::copy_n(level - per, per, level);
+    lvl_t_[k + 1] = ends_[k].t;
     bool ones = true;
     for (const auto& s : end_alloc(v, ends_[k])) {
       lvl_val_[s.node] += s.gpus;
@@ -1913,13 +1922,24 @@ void SlurmModel::build_plan(const Snapshot& v) {
     }
     end_off_.push_back(static_cast<uint32_t>(end_words_.size()));
     end_ones_.push_back(ones);
+  }
+  end_sufmin_.resize(ne + 1);
+  end_sufmin_[ne] = kNever;
+  end_max_ = v.now;
+  for (size_t k = ne; k-- > 0;) {
+    end_sufmin_[k] = std::min(end_sufmin_[k + 1], ends_[k].t);
+    end_max_ = std::max(end_max_, ends_[k].t);
+  }
+  // The groups exactly as will_run forms them (ReleaseGroups) for a job whose mask meets every
+  // running job, which will_run_fast checks: the levels it tests.
+  grp_k_.assign(1, 0);
+  size_t next_k = 0;  // ends released so far
+  auto release = [&](size_t k) {
     next_k = k + 1;
     return true;
   };
   auto close_level = [&] {
-    lvl_t_.push_back(ends_[next_k - 1].t);
-    lvl_k_.push_back(static_cast<uint32_t>(next_k));
-    open = false;
+    grp_k_.push_back(static_cast<uint32_t>(next_k));
     return false;  // a plan is built, not tested: walk every group
   };
   SimTime last_end = 0;
@@ -1928,61 +1948,71 @@ void SlurmModel::build_plan(const Snapshot& v) {
   planes_ = planes;
 }
 
+// Before will_run_fast, for a backfill retry on the fast path (no advanced reservation): if the
+// job's mask holds fewer than `gpus` GPUs even with every job ending by later_start released,
+// will_run_fast's answer is after later_start or there is none; both mean a retry at
+// later_start (1), unless its answer is past the window, which the same sum at the window's
+// end tells (-1: no reservation). 0: will_run_fast must answer. Level k holds the ends before
+// index k; ends at index k or later all end after time x when k = first_after(x).
+int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end) {
+  if (!plan_ok_) build_plan(v);
+  if (planes_ == 0) return 0;
+  if (plan_sum(level(first_after(later_start))) >= gpus) return 0;
+  if (plan_sum(level(grp_k_.back())) < gpus || (cap_needed_ && plan_sum(cap_bits_.data()) < gpus)) return 1;  // no answer
+  // An answer is the end time of a released job (or now + 1), so it is within the window when
+  // every job ends within it.
+  if (end_max_ <= window_end) return 1;
+  // Past the window: the answer's level is after every end by window_end. (Over 201 ends a
+  // group may be skipped, and will_run_fast may have no answer: then it must say.)
+  if (ends_.size() <= 201 && plan_sum(level(first_after(window_end))) < gpus) return -1;
+  return 0;
+}
+
 bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) {
     lazy_ok_ = false;  // will_run's own placement (shares_) stands
-    walk_k_ = UINT32_MAX;
     expand_bits(mbits_, mask_);
     return will_run(v, cur_bf_job_, js, start_s);
   }
-  // Sums only grow from level to level: the last level says whether any does.
-  const size_t per = static_cast<size_t>(planes_) * nw_;
-  size_t hi = lvl_k_.size() - 1;
-  if (plan_sum(lvl_bits_.data() + hi * per) < js.gpus) return false;
+  // Sums only grow from level to level: the last tested level says whether any does.
+  if (plan_sum(level(grp_k_.back())) < js.gpus) return false;
   if (cap_needed_ && plan_sum(cap_bits_.data()) < js.gpus) return false;  // not even an empty map holds it
+  lazy_ok_ = true;
+  if (plan_sum(level(0)) >= js.gpus) {
+    lazy_k_ = 0;
+    start_s = v.now;
+    return true;
+  }
   // The plan's groups count every running job; will_run skips a job on none of the tested
-  // job's nodes, which can move the groups. Such a mask walks the ends itself, by sums only
-  // (the sum decides the fit), and places once at the answer.
+  // job's nodes, which can move the groups. Such a mask walks the ends itself (the sums on the
+  // mask are the levels' all the same: a skipped job adds nothing there).
   bool meets_all = true;
   for (size_t w = 0; w < nw_ && meets_all; ++w) meets_all = (run_bits_[w] & ~mbits_[w]) == 0;
-  if (!meets_all && plan_sum(lvl_bits_.data()) < js.gpus) {
-    lazy_ok_ = false;
-    walk_k_ = UINT32_MAX;
-    int64_t sum = plan_sum(lvl_bits_.data());  // level 0: free_ on the mask
+  if (!meets_all) {
+    size_t next_k = 0;
     auto release = [&](size_t k) {
-      int64_t add = 0;
       bool usable = false;
       for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) usable |= (end_words_[q].bits & mbits_[end_words_[q].w]) != 0;
-      if (!usable) return false;
-      if (end_ones_[k]) {
-        for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) add += popcount64(end_words_[q].bits & mbits_[end_words_[q].w]);
-      } else {
-        for (const auto& sh : end_alloc(v, ends_[k]))
-          if ((mbits_[sh.node >> 6] >> (sh.node & 63)) & 1) add += sh.gpus;
-      }
-      sum += add;
-      return true;
+      next_k = k + 1;
+      return usable;
     };
     SimTime last_end = 0;
     size_t walked = 0;
-    if (release_walk(release, [&] { return sum >= js.gpus; }, last_end, walked)) {
-      start_s = last_end <= v.now ? v.now + 1 : last_end;
-      walk_k_ = static_cast<uint32_t>(walked);  // placed by place_lazy when needed
-      return true;
-    }
-    return false;
+    if (!release_walk(release, [&] { return plan_sum(level(next_k)) >= js.gpus; }, last_end, walked)) return false;
+    lazy_k_ = static_cast<uint32_t>(next_k);
+    start_s = last_end <= v.now ? v.now + 1 : last_end;
+    return true;
   }
-  lazy_ok_ = true;
-  size_t lo = 0;  // first level with sum >= gpus is in [lo, hi]
+  size_t lo = 1, hi = grp_k_.size() - 1;  // the first tested level with sum >= gpus is in [lo, hi]
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (plan_sum(lvl_bits_.data() + mid * per) >= js.gpus) hi = mid;
+    if (plan_sum(level(grp_k_[mid])) >= js.gpus) hi = mid;
     else lo = mid + 1;
   }
-  lazy_level_ = static_cast<uint32_t>(lo);
-  const SimTime e = lvl_t_[lo];
-  start_s = lo == 0 ? v.now : e <= v.now ? v.now + 1 : e;
+  lazy_k_ = grp_k_[lo];
+  const SimTime e = lvl_t_[lazy_k_];
+  start_s = e <= v.now ? v.now + 1 : e;
   return true;
 }
 
@@ -1990,19 +2020,10 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
 // same mask, so the same shares_).
 bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
   shares_lazy_ = false;
-  if (!lazy_ok_ && walk_k_ == UINT32_MAX) return !shares_.empty();  // will_run answered (and placed) itself
-  if (!lazy_ok_) {  // will_run_fast's own walk: the projection after its first walk_k_ ends
-    expand_bits(mbits_, mask_);
-    proj_.resize(nn_);
-    for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
-    for (size_t q = 0; q < walk_k_; ++q)
-      for (const auto& sh : end_alloc(v, ends_[q]))
-        if (mask_[sh.node]) proj_[sh.node] += sh.gpus;
-    return fit(js, proj_);
-  }
-  if (!weighted_ && planes_ > 0) {
+  if (!lazy_ok_) return !shares_.empty();  // will_run answered (and placed) itself
+  if (!weighted_) {
     // placement::first_fit_masked on the level's values, visiting only the mask's nodes.
-    const uint64_t* P = lvl_bits_.data() + static_cast<size_t>(lazy_level_) * static_cast<size_t>(planes_) * nw_;
+    const uint64_t* P = level(lazy_k_);
     auto value = [&](size_t n) {
       int32_t x = 0;
       for (int b = 0; b < planes_; ++b) x |= static_cast<int32_t>((P[b * nw_ + (n >> 6)] >> (n & 63)) & 1) << b;
@@ -2062,7 +2083,7 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
   expand_bits(mbits_, mask_);
   proj_.resize(nn_);
   for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
-  for (size_t k = 0; k < lvl_k_[lazy_level_]; ++k)
+  for (size_t k = 0; k < lazy_k_; ++k)
     for (const auto& s : end_alloc(v, ends_[k]))
       if (mask_[s.node]) proj_[s.node] += s.gpus;
   return fit(js, proj_);
@@ -2175,6 +2196,15 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
           continue;
         }
         break;
+      }
+      // A retry is decided by sums alone when the job cannot fit by later_start: see retry_by_sums.
+      if (fast && later_start > 0) {
+        const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s);
+        if (r > 0) {
+          start_res = later_start;
+          continue;
+        }
+        if (r < 0) break;
       }
       SimTime t = 0;
       if (!(fast ? will_run_fast(v, js, t) : will_run(v, j, js, t))) {
