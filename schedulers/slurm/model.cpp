@@ -35,8 +35,6 @@ constexpr int kTres = 3;  // 0 gpu, 1 node, 2 cpu
 constexpr SimTime kYear_s = 365.0 * 86400;
 constexpr uint32_t kNoIdx = UINT32_MAX;
 
-// Bits set in x. std::popcount becomes a library call without -mpopcnt; this is a few
-// instructions inline.
 // The next multiple of `step` strictly after t (t >= 0): t + (step - fmod(t, step)), as
 // _will_run_test aligns its groups; whole seconds (the common case) in integers, exactly.
 inline double next_barrier(double t, double step) {
@@ -80,11 +78,17 @@ class ReleaseGroups {
   size_t removed_ = 0;
 };
 
+// Bits set in x. Without POPCNT (FLOORSIM_POPCNT=OFF, or not x86-64 with it) std::popcount
+// becomes a library call; the fallback is a few instructions inline.
 inline int popcount64(uint64_t x) {
+#if defined(__POPCNT__) || defined(__ARM_NEON)
+  return std::popcount(x);
+#else
   x -= (x >> 1) & 0x5555555555555555ULL;
   x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
   x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
   return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+#endif
 }
 
 // kSpread[b]: the 8 bits of b as 8 bytes of 0/1, lowest bit in the first byte (little endian).
