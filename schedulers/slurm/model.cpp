@@ -632,15 +632,7 @@ class SlurmModel final : public Scheduler {
   uint32_t lazy_k_ = 0;               // will_run_fast's answer (a level), placed only when needed
   bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run placed)
   std::vector<uint64_t> run_bits_;    // nodes of the running jobs in the plan
-  // Per end of the plan: its nodes as (word, bits) runs in end_words_[end_off_[k]..end_off_[k+1]),
-  // and whether each node holds one GPU of it (then its GPUs on a mask are a popcount).
-  struct EndWord {
-    uint32_t w;
-    uint64_t bits;
-  };
-  std::vector<EndWord> end_words_;
-  std::vector<uint32_t> end_off_;
-  std::vector<uint8_t> end_ones_;
+  std::vector<uint64_t> end_bits_;    // by end x word: the nodes of ends_[k]
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
   // last sorted, which an insertion sort turns into the new order cheaply.
@@ -1899,34 +1891,45 @@ void SlurmModel::build_plan(const Snapshot& v) {
   }
   // A plan too large for memory (huge clusters with many running jobs) leaves will_run to it.
   if ((ends_.size() + 1) * per > (size_t{1} << 22)) return;
-  lvl_val_.assign(free_.begin(), free_.end());
   const size_t ne = ends_.size();
-  lvl_bits_.assign((ne + 1) * per, 0);
+  lvl_bits_.resize((ne + 1) * per);
   lvl_t_.resize(ne + 1);
   lvl_t_[0] = v.now;
-  for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, lvl_val_[n]);
-  run_bits_.assign(nw_, 0);
-  end_words_.clear();
-  end_off_.assign(1, 0);
-  end_ones_.clear();
+  end_bits_.assign(ne * nw_, 0);
+  if (planes == 1) {
+    // Every value is 0 or 1: level 0 packs free_, and each end sets its nodes' bits.
+    const int32_t* __restrict fr = free_.data();
+    for (size_t w = 0; w < nw_; ++w) {
+      uint64_t word = 0;
+      const size_t n0 = w * 64, n1 = std::min(nn_, n0 + 64);
+      for (size_t n = n0; n < n1; ++n) word |= static_cast<uint64_t>(fr[n] & 1) << (n - n0);
+      lvl_bits_[w] = word;
+    }
+  } else {
+    std::fill_n(lvl_bits_.begin(), per, 0);
+    for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, free_[n]);
+    lvl_val_.assign(free_.begin(), free_.end());
+  }
   for (size_t k = 0; k < ne; ++k) {
     uint64_t* level = lvl_bits_.data() + (k + 1) * per;
     std::copy_n(level - per, per, level);
     lvl_t_[k + 1] = ends_[k].t;
-    bool ones = true;
+    uint64_t* eb = end_bits_.data() + k * nw_;
     for (const auto& s : end_alloc(v, ends_[k])) {
-      lvl_val_[s.node] += s.gpus;
-      set_node(level, s.node, lvl_val_[s.node]);
-      const uint32_t w = static_cast<uint32_t>(s.node >> 6);
+      const size_t w = s.node >> 6;
       const uint64_t b = uint64_t{1} << (s.node & 63);
-      run_bits_[w] |= b;
-      ones &= s.gpus == 1;
-      if (end_words_.size() > end_off_.back() && end_words_.back().w == w) end_words_.back().bits |= b;
-      else end_words_.push_back({w, b});
+      eb[w] |= b;
+      if (planes == 1) {
+        level[w] |= static_cast<uint64_t>(s.gpus & 1) << (s.node & 63);
+      } else {
+        lvl_val_[s.node] += s.gpus;
+        set_node(level, s.node, lvl_val_[s.node]);
+      }
     }
-    end_off_.push_back(static_cast<uint32_t>(end_words_.size()));
-    end_ones_.push_back(ones);
   }
+  run_bits_.assign(nw_, 0);
+  for (size_t k = 0; k < ne; ++k)
+    for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= end_bits_[k * nw_ + w];
   end_sufmin_.resize(ne + 1);
   end_sufmin_[ne] = kNever;
   end_max_ = v.now;
@@ -1996,10 +1999,11 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   if (!meets_all) {
     size_t next_k = 0;
     auto release = [&](size_t k) {
-      bool usable = false;
-      for (uint32_t q = end_off_[k]; q < end_off_[k + 1]; ++q) usable |= (end_words_[q].bits & mbits_[end_words_[q].w]) != 0;
+      const uint64_t* eb = end_bits_.data() + k * nw_;
+      uint64_t any = 0;
+      for (size_t w = 0; w < nw_; ++w) any |= eb[w] & mbits_[w];
       next_k = k + 1;
-      return usable;
+      return any != 0;
     };
     SimTime last_end = 0;
     size_t walked = 0;
