@@ -423,8 +423,8 @@ class SlurmModel final : public Scheduler {
   void backfill_pass(const Snapshot& v, Decisions& out);
   // Backfill map (spec §2).
   void map_reset(SimTime begin, SimTime end);
-  void map_add(SimTime start, SimTime end);  // the nodes of share_bits_
-  uint32_t map_split(SimTime t);
+  void map_add(SimTime start, SimTime end, uint32_t from = 0);  // the nodes of share_bits_
+  uint32_t map_split(SimTime t, uint32_t from = 0);
   bool will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s);
   // will_run's fast path (same answers, spec §2): see build_plan().
   bool sum_decides(const JobSpec& js) const {
@@ -1738,8 +1738,8 @@ void SlurmModel::map_reset(SimTime begin, SimTime end) {
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
 // at or past the map's end).
-uint32_t SlurmModel::map_split(SimTime t) {
-  for (uint32_t i = 0; i != kNoIdx; i = slices_[i].next) {
+uint32_t SlurmModel::map_split(SimTime t, uint32_t from) {
+  for (uint32_t i = from; i != kNoIdx; i = slices_[i].next) {
     Slice& s = slices_[i];
     if (s.begin == t) return i;
     if (s.begin < t && t < s.end) {
@@ -1755,12 +1755,16 @@ uint32_t SlurmModel::map_split(SimTime t) {
   return kNoIdx;
 }
 
-void SlurmModel::map_add(SimTime start, SimTime end) {
-  start = std::max(start, slices_[0].begin);
+// `from`: a slice that begins at or before `start` (a hint: the walk starts there).
+void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
+  if (start < slices_[0].begin) {
+    start = slices_[0].begin;
+    from = 0;
+  }
   if (end <= start) return;
-  const uint32_t a = map_split(start);
+  const uint32_t a = map_split(start, from);
   if (a == kNoIdx) return;
-  map_split(end);
+  map_split(end, a);
   for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
     for (size_t w = 0; w < nw_; ++w) slice_mask_[i * nw_ + w] &= ~share_bits_[w];  // whole nodes (spec §2)
 }
@@ -2262,7 +2266,8 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         for (const auto& sh : shares_) share_bits_[sh.node >> 6] |= uint64_t{1} << (sh.node & 63);
       }
       bool overlap = false;
-      for (uint32_t i = 0; i != kNoIdx && !overlap; i = slices_[i].next) {
+      // Slices before `first` end by start_rounded (boundaries are multiples of the resolution).
+      for (uint32_t i = first; i != kNoIdx && !overlap; i = slices_[i].next) {
         const Slice& s = slices_[i];
         if (s.end <= start_rounded || s.begin >= end_res) continue;
         for (size_t w = 0; w < nw_; ++w) overlap |= (share_bits_[w] & ~slice_mask_[i * nw_ + w]) != 0;
@@ -2271,7 +2276,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         start_res = t;
         continue;
       }
-      map_add(start_rounded, end_res);
+      map_add(start_rounded, end_res, first);
       break;
     }
   }
