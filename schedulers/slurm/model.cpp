@@ -1731,8 +1731,12 @@ void SlurmModel::map_reset(SimTime begin, SimTime end) {
   slices_.push_back({begin, end, kNoIdx});
   nw_ = (nn_ + 63) / 64;
   slice_mask_.assign(nw_, 0);
-  for (size_t n = 0; n < nn_; ++n)
-    if (avail_[n]) slice_mask_[n >> 6] |= uint64_t{1} << (n & 63);
+  for (size_t w = 0; w < nw_; ++w) {
+    uint64_t word = 0;
+    const size_t n0 = w * 64, n1 = std::min(nn_, n0 + 64);
+    for (size_t n = n0; n < n1; ++n) word |= static_cast<uint64_t>(avail_[n] != 0) << (n - n0);
+    slice_mask_[w] = word;
+  }
   avail_bits_ = slice_mask_;
 }
 
@@ -2005,7 +2009,9 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     auto release = [&](size_t k) {
       const uint64_t* eb = end_bits_.data() + k * nw_;
       uint64_t any = 0;
-      for (size_t w = 0; w < nw_; ++w) any |= eb[w] & mbits_[w];
+      if (nw_ == 2) any = (eb[0] & mbits_[0]) | (eb[1] & mbits_[1]);  // up to 128 nodes
+      else
+        for (size_t w = 0; w < nw_; ++w) any |= eb[w] & mbits_[w];
       next_k = k + 1;
       return any != 0;
     };
@@ -2118,7 +2124,8 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     if (stopping_[r] == 2) t = std::min(t, v.now + qos_[jqos_[r]].q.grace_time_s);
     ends_.push_back({t, r, 0, 0});
   }
-  std::stable_sort(ends_.begin(), ends_.end(), [](const EndRec& a, const EndRec& b) {
+  // (end, job) is a total order (a job has one end), so an in-place sort gives the one order.
+  std::sort(ends_.begin(), ends_.end(), [](const EndRec& a, const EndRec& b) {
     if (a.t != b.t) return a.t < b.t;
     return a.job < b.job;
   });
