@@ -1862,18 +1862,22 @@ void SlurmModel::build_plan(const Snapshot& v) {
   // last level's sum is at most the capacity sum otherwise).
   bool bad = false, capn = false;
   {
+    // Branch-free reductions (vectorized): a negative free count, a negative release, a
+    // negative capacity; the largest value; a projection over capacity.
     const int32_t* __restrict fr = free_.data();
     const int32_t* __restrict lv = lvl_val_.data();
     const int32_t* __restrict cg = v.cluster.capacity_gpus.data();
+    int32_t neg = 0, over = 0;
     for (size_t n = 0; n < nn_; ++n) {
-      bad |= (fr[n] < 0) | (lv[n] < fr[n]);
+      neg |= fr[n] | (lv[n] - fr[n]) | cg[n];
       mx = std::max(mx, std::max(lv[n], cg[n]));
-      capn |= lv[n] > cg[n];
+      over |= cg[n] - lv[n];
     }
+    bad = neg < 0;
+    capn = over < 0;
   }
   if (bad) return;  // negative: leave it to will_run
   cap_needed_ = capn;
-  if (std::any_of(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end(), [](int32_t c) { return c < 0; })) return;
   const int planes = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(mx))));
   const size_t per = static_cast<size_t>(planes) * nw_;
   auto set_node = [&](uint64_t* P, size_t n, int32_t val) {
