@@ -427,8 +427,10 @@ class SlurmModel final : public Scheduler {
   uint32_t map_split(SimTime t, uint32_t from = 0);
   bool will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s);
   // will_run's fast path (same answers, spec §2): see build_plan().
+  // Not with a topology plugin: a tree or block placement can refuse a job that the sum admits
+  // (--switches, a block level), and it must place the job itself (place_topo).
   bool sum_decides(const JobSpec& js) const {
-    return resv_.empty() && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
+    return resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
   }
   void build_plan(const Snapshot& v);
   const uint64_t* level(size_t k) const { return lvl_bits_.data() + k * static_cast<size_t>(planes_) * nw_; }

@@ -132,3 +132,18 @@ TEST_CASE("tree from slurm.conf + topology.conf; Weight orders nodes inside a le
   CHECK(r->nodes(2) == std::vector<std::string>{"n003"});
   CHECK(r->report.at("topology").at("source") == "switches");
 }
+
+TEST_CASE("tree: a job started by backfill is placed by the tree, not first fit", "[slurm][topology][conformance]") {
+  // 4 nodes x 1 GPU (every job's fit looks decided by its GPU count alone): j1 takes n001;
+  // j2 (4 GPUs) waits for it, so j3 (2 GPUs, done long before) can only start by backfill.
+  // The tree's best fit puts it on the leaf with exactly its 2 free nodes (s2), where first
+  // fit over the node order would take n002 + n003 across both leaves.
+  SlurmConfig c = tree_cfg(true);
+  c.sched.batch_sched_delay_s = 0;
+  auto r = run(c, {{1, 0, 1000, 1000, 1}, {2, 1, 100, 1000, 4}, {3, 2, 100, 200, 2}}, 4, 1, 5000);
+  CHECK(r->nodes(1) == std::vector<std::string>{"n001"});
+  CHECK(r->start(2) == 1000);
+  CHECK(r->start(3) < 1000);
+  CHECK(r->nodes(3) == std::vector<std::string>{"n003", "n004"});
+  CHECK(r->extras(3).at(3) == "1");  // one leaf
+}
