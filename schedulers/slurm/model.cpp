@@ -182,6 +182,12 @@ struct EndRec {
   JobIdx job;
   uint32_t off, cnt;  // placement in local_ when cnt > 0 (started in this pass)
 };
+// The release order of will_run: end time, then job index for equal ends (slurmctld sorts by
+// end time only; the index makes the order total and stable).
+inline bool end_before(const EndRec& a, const EndRec& b) {
+  if (a.t != b.t) return a.t < b.t;
+  return a.job < b.job;
+}
 
 class SlurmModel final : public Scheduler {
  public:
@@ -447,11 +453,8 @@ class SlurmModel final : public Scheduler {
   }
   bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
   int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end);
-  // The first level whose later ends all end after x (ends_ is sorted, but for jobs started in
-  // this pass, appended): suffix minima of the end times, searched.
-  size_t first_after(SimTime x) const {
-    return static_cast<size_t>(std::upper_bound(end_sufmin_.begin(), end_sufmin_.end(), x) - end_sufmin_.begin());
-  }
+  // The first level whose later ends all end after x: ends_ is in end time order.
+  size_t first_after(SimTime x) const { return static_cast<size_t>(std::upper_bound(lvl_t_.begin() + 1, lvl_t_.end(), x) - lvl_t_.begin()) - 1; }
   // Walks ends_ in ReleaseGroups' groups: release(k) frees the k-th end for the tested job and
   // returns false for one it skips (on none of its nodes, or a preemptee released already);
   // test() is asked after each group. On a pass: the last released end and the ends walked.
@@ -623,7 +626,6 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> cap_bits_;    // by plane x word: capacities
   std::vector<SimTime> lvl_t_;        // by level: end time of its last released job (level >= 1)
   std::vector<uint32_t> grp_k_;       // tested levels of the plan's own grouping, ascending
-  std::vector<SimTime> end_sufmin_;   // by level k: earliest end among ends_[k..] (kNever past the last)
   SimTime end_max_ = 0;               // latest end in ends_
   std::vector<int32_t> lvl_val_;      // scratch: GPUs by node
   int planes_ = 0;                    // 0: some value is negative, the fast path is off
@@ -1541,7 +1543,10 @@ void SlurmModel::start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limi
   charge(j, js, +1);
   if (jresv_[j] != kNoIdx)
     for (const auto& sh : shares_) resv_used_[jresv_[j] * nn_ + sh.node] += sh.gpus;
-  ends_.push_back({v.now + limit, j, static_cast<uint32_t>(local_.size()), static_cast<uint32_t>(shares_.size())});
+  // cons_common _will_run_test sorts the running jobs by end time at every test, so a job
+  // started in this pass takes its place in the release order, not the last one.
+  const EndRec e{v.now + limit, j, static_cast<uint32_t>(local_.size()), static_cast<uint32_t>(shares_.size())};
+  ends_.insert(std::upper_bound(ends_.begin(), ends_.end(), e, end_before), e);
   local_.insert(local_.end(), shares_.begin(), shares_.end());
 }
 
@@ -1944,13 +1949,7 @@ void SlurmModel::build_plan(const Snapshot& v) {
   run_bits_.assign(nw_, 0);
   for (size_t k = 0; k < ne; ++k)
     for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= end_bits_[k * nw_ + w];
-  end_sufmin_.resize(ne + 1);
-  end_sufmin_[ne] = kNever;
-  end_max_ = v.now;
-  for (size_t k = ne; k-- > 0;) {
-    end_sufmin_[k] = std::min(end_sufmin_[k + 1], ends_[k].t);
-    end_max_ = std::max(end_max_, ends_[k].t);
-  }
+  end_max_ = ne > 0 ? std::max(v.now, ends_.back().t) : v.now;
   // The groups exactly as will_run forms them (ReleaseGroups) for a job whose mask meets every
   // running job, which will_run_fast checks: the levels it tests.
   grp_k_.assign(1, 0);
@@ -2131,10 +2130,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     ends_.push_back({t, r, 0, 0});
   }
   // (end, job) is a total order (a job has one end), so an in-place sort gives the one order.
-  std::sort(ends_.begin(), ends_.end(), [](const EndRec& a, const EndRec& b) {
-    if (a.t != b.t) return a.t < b.t;
-    return a.job < b.job;
-  });
+  std::sort(ends_.begin(), ends_.end(), end_before);
   if (sp.bf_max_job_user > 0) bf_user_.assign(nusers_, 0);
   plan_ok_ = false;
   accw_.resize(nw_);

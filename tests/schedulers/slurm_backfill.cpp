@@ -132,3 +132,18 @@ TEST_CASE("slurm §2: bf_max_job_user limits the jobs of one user a cycle tests"
   CHECK(l->start(4) == 30);
   CHECK(l->start(3) > 30);
 }
+
+TEST_CASE("slurm §2: a job started by backfill takes its end-time place in the release order", "[slurm][backfill]") {
+  // 4 nodes x 8 GPUs. j1 holds n001-n002 until 1000; j2 (all 4 nodes) is planned at 1000.
+  // At the t=30 cycle j3 is backfilled on n003 until 330. j4 (3 nodes) is tested next:
+  // _will_run_test sorts the running jobs by end, so j3 (330) is released before j1 (1000),
+  // its group alone holds 2 nodes, and j4 fits only with j1's nodes at 1000, inside j2's
+  // reservation: it is planned after it. Released after j1 instead, j3's end would close the
+  // group and j4 would be planned at 330 on nodes still held by j1.
+  SlurmConfig c;
+  const std::vector<J> jobs = {{1, 0, 1000, 1000, 16}, {2, 1, 1000, 1000, 32}, {3, 2, 300, 300, 8}, {4, 3, 500, 500, 24}};
+  auto p = run(c, jobs, 4, 8, 45);  // the plans of the t=30 cycle (the next one is at 60)
+  CHECK(p->start(3) == 30);
+  CHECK(p->planned(2) == "1000");
+  CHECK(p->planned(4) == "1980");  // the end of j2's slot (2000 rounded down to 60 s)
+}
