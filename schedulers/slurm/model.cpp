@@ -452,7 +452,7 @@ class SlurmModel final : public Scheduler {
     return s;
   }
   bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
-  int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end);
+  int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
   // The first level whose later ends all end after x: ends_ is in end time order.
   size_t first_after(SimTime x) const { return static_cast<size_t>(std::upper_bound(lvl_t_.begin() + 1, lvl_t_.end(), x) - lvl_t_.begin()) - 1; }
   // Walks ends_ in ReleaseGroups' groups: release(k) frees the k-th end for the tested job and
@@ -1974,10 +1974,13 @@ void SlurmModel::build_plan(const Snapshot& v) {
 // later_start (1), unless its answer is past the window, which the same sum at the window's
 // end tells (-1: no reservation). 0: will_run_fast must answer. Level k holds the ends before
 // index k; ends at index k or later all end after time x when k = first_after(x).
-int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end) {
+// kx: first_after of an earlier later_start of the same test (they only grow), or 0.
+int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) return 0;
-  if (plan_sum(level(first_after(later_start))) >= gpus) return 0;
+  const size_t ne = lvl_t_.size() - 1;
+  while (kx < ne && lvl_t_[kx + 1] <= later_start) ++kx;
+  if (plan_sum(level(kx)) >= gpus) return 0;
   if (plan_sum(level(grp_k_.back())) < gpus || (cap_needed_ && plan_sum(cap_bits_.data()) < gpus)) return 1;  // no answer
   // An answer is the end time of a released job (or now + 1), so it is within the window when
   // every job ends within it.
@@ -2167,6 +2170,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     SimTime start_res = v.now;
     SimTime later_start = 0;
     uint32_t first = 0;  // the map's first slice
+    size_t kx = 0;       // retry_by_sums' level for the last later_start
     for (int guard = 0; guard < 10000; ++guard) {
       const SimTime end_time = start_res + test_limit;
       // Slices are contiguous and start_res only grows while one job is tested, so the walk
@@ -2220,7 +2224,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       }
       // A retry is decided by sums alone when the job cannot fit by later_start: see retry_by_sums.
       if (fast && later_start > 0) {
-        const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s);
+        const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s, kx);
         if (r > 0) {
           start_res = later_start;
           continue;
