@@ -647,6 +647,21 @@ class SlurmModel final : public Scheduler {
   };
   mutable std::vector<FtEnt> ft_ent_;
   std::vector<uint32_t> ft_nusers_;
+  // Wide levels (many children of equal shares, e.g. one account per SWF group under root):
+  // LF = S / (U / usum) with one S is non-increasing in the usage, so the children are kept
+  // sorted by usage (decay multiplies all by one factor, which keeps the order; new usage only
+  // moves a child right) and a child's place in fair_tree_level's order is two binary searches
+  // plus its tie group instead of a sort of the whole level (fair_tree_before_wide).
+  std::vector<uint8_t> ft_wide_;      // by association: its children's level is kept this way
+  std::vector<uint32_t> fo_;          // CSR positions: the level's children by usage ascending
+  std::vector<uint32_t> fo_pos_;      // by association: its position in fo_
+  std::vector<uint32_t> fo_pre_;      // CSR positions: users below fo_[b..i) of the level
+  std::vector<uint32_t> fo_moved_;    // recalc_usage: children of wide levels whose usage grew
+  mutable std::vector<uint64_t> fo_at_;  // by association: epoch of fo_usum_
+  mutable std::vector<double> fo_usum_;  // by association: its children's usage sum (same order as fair_tree_level)
+  bool wide_ok_ = true;  // off for good once a usage is not a finite number >= 0 (order not kept)
+  void wide_moved(uint32_t x);
+  uint32_t fair_tree_before_wide(uint32_t p, uint32_t x, bool own) const;
 };
 
 // ---------------------------------------------------------------- construction
@@ -919,6 +934,22 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
     ft_pos_.assign(na, 0);
     ft_before_.assign(na, 0);
     lf_at_.assign(na, 0);
+    ft_wide_.assign(na, 0);
+    fo_ = ft_child_;  // all usages are 0: any order is sorted
+    fo_pos_.assign(na, 0);
+    fo_pre_.assign(ft_child_.size(), 0);
+    fo_at_.assign(na, 0);
+    fo_usum_.assign(na, 0);
+    for (size_t a = 0; a < na; ++a) {
+      const uint32_t b = ft_off_[a], e = ft_off_[a + 1];
+      bool wide = e - b >= 16;
+      for (uint32_t i = b; i < e && wide; ++i) wide = ft_s_[ft_child_[i]] == ft_s_[ft_child_[b]];
+      ft_wide_[a] = wide;
+      for (uint32_t i = b; i < e; ++i) {
+        fo_pos_[fo_[i]] = i;
+        fo_pre_[i] = i == b ? 0 : fo_pre_[i - 1] + ft_nusers_[fo_[i - 1]];
+      }
+    }
   }
   fs_dirty_ = true;
   build_topology(wl, cluster, file);
@@ -1132,6 +1163,7 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   const double dt = now - last_calc_s_;
   // Decay: usage x d^dt, d = 1 - ln2/half-life (spec §3, pm:_init_decay_vars).
   const double d = pr.decay_half_life_s > 0 ? std::pow(1.0 - 0.693 / pr.decay_half_life_s, dt) : 1.0;
+  if (!(d >= 0) || !std::isfinite(d)) wide_ok_ = false;  // the usage order would not survive
   for (double& u : usage_) u *= d;
   for (auto& q : qos_)
     if (!q.q.flags.no_decay) q.usage_gpu_s *= d, q.usage_node_s *= d, q.usage_cpu_s *= d;
@@ -1144,12 +1176,24 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   // In association order, as a loop over all of them would add (the sums are floating point).
   std::sort(pend_list_.begin(), pend_list_.end());
   for (uint32_t i : pend_list_) {
+    if (!(pend_assoc_[i] >= 0) || !std::isfinite(pend_assoc_[i])) wide_ok_ = false;
     // Usage of a user adds to every account above it.
-    for (uint32_t a = i; a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) usage_[a] += pend_assoc_[i];
+    for (uint32_t a = i; a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) {
+      usage_[a] += pend_assoc_[i];
+      if (assoc_[a].parent != kNoIdx && ft_wide_[assoc_[a].parent]) fo_moved_.push_back(a);
+    }
     pend_assoc_[i] = 0;
     pend_mark_[i] = 0;
   }
   pend_list_.clear();
+  if (!fo_moved_.empty()) {
+    // Right to left, so that each grown child is moved into an already sorted right part.
+    std::sort(fo_moved_.begin(), fo_moved_.end(), [&](uint32_t x, uint32_t y) { return fo_pos_[x] > fo_pos_[y]; });
+    fo_moved_.erase(std::unique(fo_moved_.begin(), fo_moved_.end()), fo_moved_.end());
+    if (wide_ok_)
+      for (uint32_t a : fo_moved_) wide_moved(a);
+    fo_moved_.clear();
+  }
   for (size_t q = 0; q < qos_.size(); ++q) {
     qos_[q].usage_gpu_s += pend_qos_[q * kTres + 0];
     qos_[q].usage_node_s += pend_qos_[q * kTres + 1];
@@ -1290,6 +1334,102 @@ void SlurmModel::fair_tree_level(uint32_t a) const {
   }
 }
 
+// A child of a wide level whose usage grew moves right to its place in the usage order.
+void SlurmModel::wide_moved(uint32_t x) {
+  const uint32_t e = ft_off_[assoc_[x].parent + 1];
+  const uint32_t from = fo_pos_[x];
+  const double ux = usage_[x];
+  uint32_t i = from;
+  for (; i + 1 < e && usage_[fo_[i + 1]] < ux; ++i) {
+    fo_[i] = fo_[i + 1];
+    fo_pos_[fo_[i]] = i;
+  }
+  if (i == from) return;
+  fo_[i] = x;
+  fo_pos_[x] = i;
+  for (uint32_t k = from + 1; k <= i; ++k) fo_pre_[k] = fo_pre_[k - 1] + ft_nusers_[fo_[k - 1]];
+}
+
+// fair_tree_level's ft_before_[x] for a child x of the wide level p, from the usage order: the
+// children of larger LF come first (a prefix of fo_), then those of x's LF by (name, index).
+// own: x is the user whose rank is asked, so it counts from the first of the run of users of
+// its LF that it ends (fair_tree_user).
+uint32_t SlurmModel::fair_tree_before_wide(uint32_t p, uint32_t x, bool own) const {
+  const uint32_t b = ft_off_[p], e = ft_off_[p + 1];
+  const uint32_t px = fo_pos_[x];
+  {
+    // Usually x's neighbours in the usage order have usages far enough from x's that their LFs
+    // are strictly larger (left) and smaller (right) whatever usum is: with every quotient a
+    // normal number, each of the two divisions errs by at most half an ulp, so a usage ratio
+    // above 1 + 2^-49 keeps the LFs apart (u = 0 gives LF = inf, above any finite LF). Then x
+    // forms its own tie group and no sum over the level is needed.
+    const double* u = usage_.data();
+    const double M = u[fo_[e - 1]];          // the largest usage of the level
+    const double low = M * 0x1p-800;          // usages at least this give normal quotients
+    constexpr double K = 1.0 + 0x1p-48;
+    const double ux = u[x];
+    const bool ok = M <= 0x1p800 && ft_s_[x] >= 0x1p-100 && (ux == 0 || ux >= low);
+    const bool left = px == b || (ux > 0 && u[fo_[px - 1]] * K < ux && (u[fo_[px - 1]] == 0 || u[fo_[px - 1]] >= low));
+    const bool right = px + 1 == e || (ux * K < u[fo_[px + 1]] && u[fo_[px + 1]] >= low);
+    if (ok && left && right) return fo_pre_[px];
+  }
+  if (fo_at_[p] != fs_epoch_) {
+    // In CSR order, as fair_tree_level adds them (unrolled by hand: the adds stay in order).
+    const double* u = usage_.data();
+    const uint32_t* c = ft_child_.data();
+    double usum = 0;
+    uint32_t i = b;
+    for (; i + 4 <= e; i += 4) {
+      usum += u[c[i]];
+      usum += u[c[i + 1]];
+      usum += u[c[i + 2]];
+      usum += u[c[i + 3]];
+    }
+    for (; i < e; ++i) usum += u[c[i]];
+    fo_usum_[p] = usum;
+    fo_at_[p] = fs_epoch_;
+  }
+  const double usum = fo_usum_[p];
+  const double s = ft_s_[x];  // the same for every child of a wide level
+  auto lf = [&](uint32_t c) {
+    const double u = usum > 0 ? usage_[c] / usum : 0;
+    return u > 0 ? s / u : std::numeric_limits<double>::infinity();
+  };
+  const double L = lf(x);
+  // Usually no other child has x's LF: then both neighbours decide.
+  uint32_t lo = b, hi = px;  // first position with LF <= L
+  if (px > b && lf(fo_[px - 1]) > L) lo = px;
+  while (lo < hi) {
+    const uint32_t m = lo + (hi - lo) / 2;
+    if (lf(fo_[m]) > L) lo = m + 1;
+    else hi = m;
+  }
+  uint32_t end = px + 1, h2 = e;  // first position with LF < L
+  if (end < e && lf(fo_[end]) < L) h2 = end;
+  while (end < h2) {
+    const uint32_t m = end + (h2 - end) / 2;
+    if (lf(fo_[m]) < L) h2 = m;
+    else end = m + 1;
+  }
+  const uint32_t* key = ft_key_.data();
+  auto before = [&](uint32_t y, uint32_t z) { return key[y] != key[z] ? key[y] < key[z] : y < z; };
+  uint32_t last = x;  // own: the last account before x in the tie group (x: none)
+  if (own)
+    for (uint32_t k = lo; k < end; ++k) {
+      const uint32_t y = fo_[k];
+      if (!ft_user_[y] && before(y, x) && (last == x || before(last, y))) last = y;
+    }
+  uint32_t seen = fo_pre_[lo];
+  if (!own) {
+    for (uint32_t k = lo; k < end; ++k)
+      if (before(fo_[k], x)) seen += ft_nusers_[fo_[k]];
+  } else if (last != x) {
+    for (uint32_t k = lo; k < end; ++k)
+      if (fo_[k] == last || before(fo_[k], last)) seen += ft_nusers_[fo_[k]];
+  }
+  return seen;
+}
+
 // fair_tree_rank's walk gives rank = users - (users visited before u's tie group): at each
 // level the users below the siblings ordered before the path's child; at u's own level, before
 // the first of the consecutive users of u's LF that u belongs to.
@@ -1297,6 +1437,10 @@ void SlurmModel::fair_tree_user(uint32_t u) const {
   uint64_t seen = 0;
   for (uint32_t x = u; assoc_[x].parent != kNoIdx; x = assoc_[x].parent) {
     const uint32_t p = assoc_[x].parent;
+    if (wide_ok_ && ft_wide_[p]) {
+      seen += fair_tree_before_wide(p, x, x == u);
+      continue;
+    }
     fair_tree_level(p);
     if (x != u) {
       seen += ft_before_[x];
