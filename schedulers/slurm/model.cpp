@@ -99,6 +99,7 @@ constexpr auto kSpread = [] {
 struct PartRt {
   std::string name;
   std::vector<uint8_t> mask;  // by node
+  std::vector<uint8_t> keep;  // by node: 0 on its nodes, 0xFF elsewhere (NODES_BUSY clears avail)
   int64_t tier = 1, job_factor = 1;
   SimTime max_time_s = kNever, default_time_s = -1;
   uint32_t qos = kNoIdx;
@@ -321,6 +322,8 @@ class SlurmModel final : public Scheduler {
   void fair_tree_user(uint32_t u) const;
   void fair_tree_level(uint32_t a) const;
   double priority(const Snapshot& v, JobIdx j) const;
+  struct PrioTerms;
+  void prio_terms(const Snapshot& v, JobIdx j, PrioTerms& c) const;
 
   // ---- pass helpers ----
   void count_running(const Snapshot& v);
@@ -647,6 +650,20 @@ class SlurmModel final : public Scheduler {
   };
   mutable std::vector<FtEnt> ft_ent_;
   std::vector<uint32_t> ft_nusers_;
+  // priority(): the terms of a job that change only with a policy change (weights, QOS
+  // priorities), each as priority() computed it, so the sum adds the same numbers in order.
+  struct PrioTerms {
+    double size = 0, part = 0, qos = 0, tres = 0;
+    uint64_t gen = 0;
+  };
+  mutable std::vector<PrioTerms> prio_terms_;
+  uint64_t prio_gen_ = 1;  // bumped by every applied policy change
+  // sort_queue: the order is a strict total order when there is no preemption (id last, ids
+  // unique), so the previous order with the new jobs appended, insertion-sorted, is the one
+  // sorted order (priorities move little between passes).
+  bool ids_unique_ = false;
+  std::vector<uint64_t> queue_mark_;  // by job: sort_queue's stamp (queued now / kept in order)
+  uint64_t queue_stamp_ = 0;
   // Wide levels (many children of equal shares, e.g. one account per SWF group under root):
   // LF = S / (U / usum) with one S is non-increasing in the usage, so the children are kept
   // sorted by usage (decay multiplies all by one factor, which keeps the order; new usage only
@@ -804,6 +821,14 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   jassoc_.assign(nj, 0);
   jnodes_.assign(nj, 1);
   prio_.assign(nj, 0);
+  prio_terms_.assign(nj, PrioTerms{});
+  queue_mark_.assign(nj, 0);
+  {
+    std::vector<int64_t> ids(nj);
+    for (size_t j = 0; j < nj; ++j) ids[j] = wl.jobs[j].id;
+    std::sort(ids.begin(), ids.end());
+    ids_unique_ = std::adjacent_find(ids.begin(), ids.end()) == ids.end();
+  }
   planned_.assign(nj, -1);
   acc_from_.assign(nj, -1);
   considered_.assign(nj, 0);
@@ -878,6 +903,10 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   assoc_used_.assign(assoc_.size() * kTres, 0);
   assoc_jobs_.assign(assoc_.size(), 0);
   part_failed_.assign(part_.size(), 0);
+  for (auto& P : part_) {
+    P.keep.resize(nn_);
+    for (size_t n = 0; n < nn_; ++n) P.keep[n] = P.mask[n] ? 0 : 0xFF;
+  }
   nw_ = (nn_ + 63) / 64;
   part_bits_.assign(part_.size() * nw_, 0);
   for (size_t p = 0; p < part_.size(); ++p)
@@ -1164,7 +1193,15 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   // Decay: usage x d^dt, d = 1 - ln2/half-life (spec §3, pm:_init_decay_vars).
   const double d = pr.decay_half_life_s > 0 ? std::pow(1.0 - 0.693 / pr.decay_half_life_s, dt) : 1.0;
   if (!(d >= 0) || !std::isfinite(d)) wide_ok_ = false;  // the usage order would not survive
-  for (double& u : usage_) u *= d;
+  {
+    // Each usage times d (unrolled by hand: the compiler's loop takes 2 doubles a step).
+    double* u = usage_.data();
+    const size_t nu = usage_.size();
+    size_t i = 0;
+    for (; i + 8 <= nu; i += 8)
+      for (size_t k = 0; k < 8; ++k) u[i + k] *= d;
+    for (; i < nu; ++i) u[i] *= d;
+  }
   for (auto& q : qos_)
     if (!q.q.flags.no_decay) q.usage_gpu_s *= d, q.usage_node_s *= d, q.usage_cpu_s *= d;
   // New usage: jobs that stopped since the last calculation, and running jobs up to now.
@@ -1467,6 +1504,20 @@ double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
   const JobRun& r = v.runs[j];
   const SimTime accrue = std::max(r.queued_s, begin_time(v, j));  // accrue starts at eligibility
   const double age = pr.max_age_s > 0 ? std::clamp((v.now - accrue) / pr.max_age_s, 0.0, 1.0) : 1.0;
+  PrioTerms& c = prio_terms_[j];
+  if (c.gen != prio_gen_) prio_terms(v, j, c);
+  double P = js.priority /* site factor */ + pr.weight_age * age + pr.weight_fairshare * assoc_[jassoc_[j]].fs + c.size +
+             c.part + c.qos + c.tres;
+  // slurmctld keeps an integer priority: floor, then the range. Inside the range the floor of a
+  // positive double is its truncation (exact below 2^53), which is cheaper than std::floor.
+  if (P >= 1.0 && P < 4294967296.0) return static_cast<double>(static_cast<int64_t>(P));
+  P = std::floor(P);
+  return std::clamp(P, 1.0, 4294967295.0);
+}
+
+void SlurmModel::prio_terms(const Snapshot& v, JobIdx j, PrioTerms& c) const {
+  const auto& pr = cfg_.prio;
+  const JobSpec& js = v.jobs[j];
   const PartRt& p = part_[jpart_[j]];
   const double cpus_frac = js.cpus > 0 && p.cpus > 0 ? static_cast<double>(js.cpus) / static_cast<double>(p.cpus)
                                                      : static_cast<double>(js.gpus) / static_cast<double>(std::max<int64_t>(1, cluster_gpus_));
@@ -1479,10 +1530,11 @@ double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
   if (p.gpus > 0) tres += pr.weight_tres_gpu * static_cast<double>(js.gpus) / static_cast<double>(p.gpus);
   if (p.nodes > 0) tres += pr.weight_tres_node * static_cast<double>(jnodes_[j]) / static_cast<double>(p.nodes);
   if (p.cpus > 0) tres += pr.weight_tres_cpu * static_cast<double>(js.cpus) / static_cast<double>(p.cpus);
-  double P = js.priority /* site factor */ + pr.weight_age * age + pr.weight_fairshare * assoc_[jassoc_[j]].fs +
-             pr.weight_jobsize * size + pr.weight_partition * part + pr.weight_qos * qos + tres;
-  P = std::floor(P);  // slurmctld keeps an integer priority
-  return std::clamp(P, 1.0, 4294967295.0);
+  c.size = pr.weight_jobsize * size;
+  c.part = pr.weight_partition * part;
+  c.qos = pr.weight_qos * qos;
+  c.tres = tres;
+  c.gen = prio_gen_;
 }
 
 // ---------------------------------------------------------------- limits
@@ -1627,12 +1679,31 @@ bool SlurmModel::denied(const Snapshot& v, JobIdx j, SimTime limit) const {
 
 void SlurmModel::sort_queue(const Snapshot& v) {
   const bool multifactor = cfg_.prio.type == PriorityType::Multifactor;
-  order_.clear();
+  queue_stamp_ += 2;
+  const uint64_t queued = queue_stamp_, kept = queue_stamp_ + 1;
+  bool total = !preempt_on_ && ids_unique_;
+  size_t n = 0;
   for (JobIdx j : v.pending) {
     if (!jgone_.empty() && jgone_[j]) continue;  // association deleted: cancelled in this pass
-    order_.push_back(j);
+    queue_mark_[j] = queued;
+    ++n;
     if (multifactor) ensure_fs_of(jassoc_[j]);
     prio_[j] = priority(v, j);
+    if (std::isnan(prio_[j])) total = false;
+  }
+  if (total) {
+    // The last order's jobs still queued, in that order, then the new ones.
+    size_t w = 0;
+    for (JobIdx j : order_)
+      if (queue_mark_[j] == queued) queue_mark_[j] = kept, order_[w++] = j;
+    order_.resize(w);
+    if (w != n)
+      for (JobIdx j : v.pending)
+        if (queue_mark_[j] == queued) order_.push_back(j);
+  } else {
+    order_.clear();
+    for (JobIdx j : v.pending)
+      if (queue_mark_[j] == queued) order_.push_back(j);
   }
   // js:sort_job_queue2 (spec §1): preemptor before preemptee (pairwise, only with preemption),
   // higher partition PriorityTier, higher priority, earlier submit, lower id. stable_sort is a
@@ -1652,6 +1723,23 @@ void SlurmModel::sort_queue(const Snapshot& v) {
     if (sa != sb) return sa < sb;
     return v.jobs[a].id < v.jobs[b].id;
   };
+  if (total) {
+    // Insertion sort, mostly a check; a queue that moved a lot is sorted from scratch (any
+    // sort gives the one order).
+    size_t moves = 0;
+    const size_t budget = 8 * order_.size() + 64;
+    JobIdx* o = order_.data();
+    for (size_t i = 1; i < order_.size() && moves <= budget; ++i) {
+      const JobIdx x = o[i];
+      if (!before(x, o[i - 1])) continue;
+      size_t k = i;
+      for (; k > 0 && before(x, o[k - 1]); --k) o[k] = o[k - 1];
+      o[k] = x;
+      moves += i - k;
+    }
+    if (moves > budget) std::sort(order_.begin(), order_.end(), before);
+    return;
+  }
   // Without preemption the order is a strict weak ordering, so any stable sort gives
   // stable_sort's result; a short queue is sorted in place (no buffer).
   if (!preempt_on_ && order_.size() <= 24) {
@@ -1771,10 +1859,19 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
 
 void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
   ++main_passes_;
+  const size_t nn = nn_;  // a local: the byte loops below would reload nn_ at every step (uint8_t aliases it)
   std::fill(part_failed_.begin(), part_failed_.end(), 0);
   std::fill(resv_failed_.begin(), resv_failed_.end(), 0);
   avail_.assign(v.cluster.node_up.begin(), v.cluster.node_up.end());
   size_t tested = 0;
+  // A placement takes job.gpus GPUs from nodes with free GPUs, so a job asking for more than
+  // all free GPUs together cannot fit whatever its mask. Then fit() is not asked, where asking
+  // has no side effect and nothing else in the step needs mask_: no topology (--switches
+  // waits), no reservations (adjusted free GPUs), no preemption (try_preempt).
+  const bool quick = topo_mode_ == 0 && resv_.empty() && !preempt_on_;
+  int64_t free_sum = 0;
+  if (quick)
+    for (size_t n = 0; n < nn; ++n) free_sum += std::max(0, free_[n]);
   for (JobIdx j : order_) {
     if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;  // started in this pass
     const JobSpec& js = v.jobs[j];
@@ -1814,12 +1911,22 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       continue;
     }
     const PartRt& P = part_[p];
+    if (quick && js.gpus > free_sum) {
+      adj_on_ = false;  // as resv_prepare with no reservations
+      resv_next_free_ = kNever;
+      out.set_reason(j, kResources);
+      part_failed_[p] = 1;
+      uint8_t* __restrict av = avail_.data();
+      const uint8_t* __restrict keep = P.keep.data();
+      for (size_t n = 0; n < nn; ++n) av[n] &= keep[n];
+      continue;
+    }
     mask_.resize(nn_);
     {
       uint8_t* __restrict mk = mask_.data();
       const uint8_t* __restrict src = rv == kNoIdx ? avail_.data() : v.cluster.node_up.data();
       const uint8_t* __restrict pm = P.mask.data();
-      for (size_t n = 0; n < nn_; ++n) mk[n] = src[n] & pm[n];
+      for (size_t n = 0; n < nn; ++n) mk[n] = src[n] & pm[n];
     }
     SimTime wait = kNever;
     if (!resv_prepare(j, v.now, v.now + limit, wait)) {
@@ -1829,6 +1936,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     }
     if (fit(js, free_)) {
       start(v, j, out, limit);
+      free_sum -= js.gpus;
       considered_[j] = 2;
       ++main_starts_;
       continue;
@@ -1836,6 +1944,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     bool waiting = false;
     if (try_preempt(v, j, out, waiting)) {
       start(v, j, out, limit);
+      free_sum -= js.gpus;
       considered_[j] = 2;
       ++main_starts_;
       continue;
@@ -1851,8 +1960,8 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     part_failed_[p] = 1;
     {
       uint8_t* __restrict av = avail_.data();
-      const uint8_t* __restrict pm = P.mask.data();
-      for (size_t n = 0; n < nn_; ++n) av[n] &= static_cast<uint8_t>(pm[n] ? 0 : 0xFF);
+      const uint8_t* __restrict keep = P.keep.data();
+      for (size_t n = 0; n < nn; ++n) av[n] &= keep[n];
     }
     (void)waiting;
   }
