@@ -662,6 +662,7 @@ class SlurmModel final : public Scheduler {
   // unique), so the previous order with the new jobs appended, insertion-sorted, is the one
   // sorted order (priorities move little between passes).
   bool ids_unique_ = false;
+  bool one_tier_ = false;  // every partition has the same PriorityTier
   std::vector<uint64_t> queue_mark_;  // by job: sort_queue's stamp (queued now / kept in order)
   uint64_t queue_stamp_ = 0;
   // Wide levels (many children of equal shares, e.g. one account per SWF group under root):
@@ -903,6 +904,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   assoc_used_.assign(assoc_.size() * kTres, 0);
   assoc_jobs_.assign(assoc_.size(), 0);
   part_failed_.assign(part_.size(), 0);
+  one_tier_ = std::all_of(part_.begin(), part_.end(), [&](const PartRt& P) { return P.tier == part_[0].tier; });
   for (auto& P : part_) {
     P.keep.resize(nn_);
     for (size_t n = 0; n < nn_; ++n) P.keep[n] = P.mask[n] ? 0 : 0xFF;
@@ -1683,13 +1685,28 @@ void SlurmModel::sort_queue(const Snapshot& v) {
   const uint64_t queued = queue_stamp_, kept = queue_stamp_ + 1;
   bool total = !preempt_on_ && ids_unique_;
   size_t n = 0;
+  const bool gone_any = !jgone_.empty();
+  // ensure_fs_of with its job-independent tests out of the loop.
+  const bool fs_users = multifactor && fs_dirty_ && cfg_.prio.fair_tree;
+  const bool fs_all = multifactor && fs_dirty_ && !cfg_.prio.fair_tree;
+  uint64_t* mark = queue_mark_.data();
+  double* prio = prio_.data();
   for (JobIdx j : v.pending) {
-    if (!jgone_.empty() && jgone_[j]) continue;  // association deleted: cancelled in this pass
-    queue_mark_[j] = queued;
+    if (gone_any && jgone_[j]) continue;  // association deleted: cancelled in this pass
+    mark[j] = queued;
     ++n;
-    if (multifactor) ensure_fs_of(jassoc_[j]);
-    prio_[j] = priority(v, j);
-    if (std::isnan(prio_[j])) total = false;
+    if (fs_users) {
+      const uint32_t a = jassoc_[j];
+      if (fs_at_[a] != fs_epoch_) {
+        fair_tree_user(a);
+        fs_at_[a] = fs_epoch_;
+      }
+    } else if (fs_all) {
+      ensure_fs();
+    }
+    const double P = priority(v, j);
+    prio[j] = P;
+    if (P != P) total = false;  // NaN: not a total order
   }
   if (total) {
     // The last order's jobs still queued, in that order, then the new ones.
@@ -1726,18 +1743,34 @@ void SlurmModel::sort_queue(const Snapshot& v) {
   if (total) {
     // Insertion sort, mostly a check; a queue that moved a lot is sorted from scratch (any
     // sort gives the one order).
-    size_t moves = 0;
-    const size_t budget = 8 * order_.size() + 64;
-    JobIdx* o = order_.data();
-    for (size_t i = 1; i < order_.size() && moves <= budget; ++i) {
-      const JobIdx x = o[i];
-      if (!before(x, o[i - 1])) continue;
-      size_t k = i;
-      for (; k > 0 && before(x, o[k - 1]); --k) o[k] = o[k - 1];
-      o[k] = x;
-      moves += i - k;
+    auto insertion = [&](auto&& cmp) {
+      size_t moves = 0;
+      const size_t budget = 8 * order_.size() + 64;
+      JobIdx* o = order_.data();
+      const size_t no = order_.size();
+      for (size_t i = 1; i < no && moves <= budget; ++i) {
+        const JobIdx x = o[i];
+        if (!cmp(x, o[i - 1])) continue;
+        size_t k = i;
+        for (; k > 0 && cmp(x, o[k - 1]); --k) o[k] = o[k - 1];
+        o[k] = x;
+        moves += i - k;
+      }
+      if (moves > budget) std::sort(order_.begin(), order_.end(), cmp);
+    };
+    if (one_tier_) {
+      // before() without preemption and with one PriorityTier.
+      const JobRun* runs = v.runs.data();
+      const JobSpec* jobs = v.jobs.data();
+      insertion([prio, runs, jobs](JobIdx a, JobIdx b) {
+        if (prio[a] != prio[b]) return prio[a] > prio[b];
+        const SimTime sa = runs[a].queued_s, sb = runs[b].queued_s;
+        if (sa != sb) return sa < sb;
+        return jobs[a].id < jobs[b].id;
+      });
+    } else {
+      insertion(before);
     }
-    if (moves > budget) std::sort(order_.begin(), order_.end(), before);
     return;
   }
   // Without preemption the order is a strict weak ordering, so any stable sort gives
