@@ -103,6 +103,7 @@ constexpr auto kSpread = [] {
 struct PartRt {
   std::string name;
   std::vector<uint8_t> mask;  // by node
+  std::vector<uint8_t> keep;  // by node: 0 on its nodes, 0xFF elsewhere (NODES_BUSY clears avail)
   int64_t tier = 1, job_factor = 1;
   SimTime max_time_s = kNever, default_time_s = -1;
   uint32_t qos = kNoIdx;
@@ -331,6 +332,8 @@ class SlurmModel final : public Scheduler {
   void fair_tree_user(uint32_t u) const;
   void fair_tree_level(uint32_t a) const;
   double priority(const Snapshot& v, JobIdx j) const;
+  struct PrioTerms;
+  void prio_terms(const Snapshot& v, JobIdx j, PrioTerms& c) const;
 
   // ---- pass helpers ----
   void count_running(const Snapshot& v);
@@ -661,6 +664,36 @@ class SlurmModel final : public Scheduler {
   };
   mutable std::vector<FtEnt> ft_ent_;
   std::vector<uint32_t> ft_nusers_;
+  // priority(): the terms of a job that change only with a policy change (weights, QOS
+  // priorities), each as priority() computed it, so the sum adds the same numbers in order.
+  struct PrioTerms {
+    double size = 0, part = 0, qos = 0, tres = 0;
+    uint64_t gen = 0;
+  };
+  mutable std::vector<PrioTerms> prio_terms_;
+  uint64_t prio_gen_ = 1;  // bumped by every applied policy change
+  // sort_queue: the order is a strict total order when there is no preemption (id last, ids
+  // unique), so the previous order with the new jobs appended, insertion-sorted, is the one
+  // sorted order (priorities move little between passes).
+  bool ids_unique_ = false;
+  bool one_tier_ = false;  // every partition has the same PriorityTier
+  std::vector<uint64_t> queue_mark_;  // by job: sort_queue's stamp (queued now / kept in order)
+  uint64_t queue_stamp_ = 0;
+  // Wide levels (many children of equal shares, e.g. one account per SWF group under root):
+  // LF = S / (U / usum) with one S is non-increasing in the usage, so the children are kept
+  // sorted by usage (decay multiplies all by one factor, which keeps the order; new usage only
+  // moves a child right) and a child's place in fair_tree_level's order is two binary searches
+  // plus its tie group instead of a sort of the whole level (fair_tree_before_wide).
+  std::vector<uint8_t> ft_wide_;      // by association: its children's level is kept this way
+  std::vector<uint32_t> fo_;          // CSR positions: the level's children by usage ascending
+  std::vector<uint32_t> fo_pos_;      // by association: its position in fo_
+  std::vector<uint32_t> fo_pre_;      // CSR positions: users below fo_[b..i) of the level
+  std::vector<uint32_t> fo_moved_;    // recalc_usage: children of wide levels whose usage grew
+  mutable std::vector<uint64_t> fo_at_;  // by association: epoch of fo_usum_
+  mutable std::vector<double> fo_usum_;  // by association: its children's usage sum (same order as fair_tree_level)
+  bool wide_ok_ = true;  // off for good once a usage is not a finite number >= 0 (order not kept)
+  void wide_moved(uint32_t x);
+  uint32_t fair_tree_before_wide(uint32_t p, uint32_t x, bool own) const;
 };
 
 // ---------------------------------------------------------------- construction
@@ -803,6 +836,14 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   jassoc_.assign(nj, 0);
   jnodes_.assign(nj, 1);
   prio_.assign(nj, 0);
+  prio_terms_.assign(nj, PrioTerms{});
+  queue_mark_.assign(nj, 0);
+  {
+    std::vector<int64_t> ids(nj);
+    for (size_t j = 0; j < nj; ++j) ids[j] = wl.jobs[j].id;
+    std::sort(ids.begin(), ids.end());
+    ids_unique_ = std::adjacent_find(ids.begin(), ids.end()) == ids.end();
+  }
   planned_.assign(nj, -1);
   acc_from_.assign(nj, -1);
   considered_.assign(nj, 0);
@@ -877,6 +918,11 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   assoc_used_.assign(assoc_.size() * kTres, 0);
   assoc_jobs_.assign(assoc_.size(), 0);
   part_failed_.assign(part_.size(), 0);
+  one_tier_ = std::all_of(part_.begin(), part_.end(), [&](const PartRt& P) { return P.tier == part_[0].tier; });
+  for (auto& P : part_) {
+    P.keep.resize(nn_);
+    for (size_t n = 0; n < nn_; ++n) P.keep[n] = P.mask[n] ? 0 : 0xFF;
+  }
   nw_ = (nn_ + 63) / 64;
   part_bits_.assign(part_.size() * nw_, 0);
   for (size_t p = 0; p < part_.size(); ++p)
@@ -933,6 +979,22 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
     ft_pos_.assign(na, 0);
     ft_before_.assign(na, 0);
     lf_at_.assign(na, 0);
+    ft_wide_.assign(na, 0);
+    fo_ = ft_child_;  // all usages are 0: any order is sorted
+    fo_pos_.assign(na, 0);
+    fo_pre_.assign(ft_child_.size(), 0);
+    fo_at_.assign(na, 0);
+    fo_usum_.assign(na, 0);
+    for (size_t a = 0; a < na; ++a) {
+      const uint32_t b = ft_off_[a], e = ft_off_[a + 1];
+      bool wide = e - b >= 16;
+      for (uint32_t i = b; i < e && wide; ++i) wide = ft_s_[ft_child_[i]] == ft_s_[ft_child_[b]];
+      ft_wide_[a] = wide;
+      for (uint32_t i = b; i < e; ++i) {
+        fo_pos_[fo_[i]] = i;
+        fo_pre_[i] = i == b ? 0 : fo_pre_[i - 1] + ft_nusers_[fo_[i - 1]];
+      }
+    }
   }
   fs_dirty_ = true;
   build_topology(wl, cluster, file);
@@ -1146,7 +1208,16 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   const double dt = now - last_calc_s_;
   // Decay: usage x d^dt, d = 1 - ln2/half-life (spec §3, pm:_init_decay_vars).
   const double d = pr.decay_half_life_s > 0 ? std::pow(1.0 - 0.693 / pr.decay_half_life_s, dt) : 1.0;
-  for (double& u : usage_) u *= d;
+  if (!(d >= 0) || !std::isfinite(d)) wide_ok_ = false;  // the usage order would not survive
+  {
+    // Each usage times d (unrolled by hand: the compiler's loop takes 2 doubles a step).
+    double* u = usage_.data();
+    const size_t nu = usage_.size();
+    size_t i = 0;
+    for (; i + 8 <= nu; i += 8)
+      for (size_t k = 0; k < 8; ++k) u[i + k] *= d;
+    for (; i < nu; ++i) u[i] *= d;
+  }
   for (auto& q : qos_)
     if (!q.q.flags.no_decay) q.usage_gpu_s *= d, q.usage_node_s *= d, q.usage_cpu_s *= d;
   // New usage: jobs that stopped since the last calculation, and running jobs up to now.
@@ -1158,12 +1229,24 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   // In association order, as a loop over all of them would add (the sums are floating point).
   std::sort(pend_list_.begin(), pend_list_.end());
   for (uint32_t i : pend_list_) {
+    if (!(pend_assoc_[i] >= 0) || !std::isfinite(pend_assoc_[i])) wide_ok_ = false;
     // Usage of a user adds to every account above it.
-    for (uint32_t a = i; a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) usage_[a] += pend_assoc_[i];
+    for (uint32_t a = i; a != kNoIdx && pend_assoc_[i] != 0; a = assoc_[a].parent) {
+      usage_[a] += pend_assoc_[i];
+      if (assoc_[a].parent != kNoIdx && ft_wide_[assoc_[a].parent]) fo_moved_.push_back(a);
+    }
     pend_assoc_[i] = 0;
     pend_mark_[i] = 0;
   }
   pend_list_.clear();
+  if (!fo_moved_.empty()) {
+    // Right to left, so that each grown child is moved into an already sorted right part.
+    std::sort(fo_moved_.begin(), fo_moved_.end(), [&](uint32_t x, uint32_t y) { return fo_pos_[x] > fo_pos_[y]; });
+    fo_moved_.erase(std::unique(fo_moved_.begin(), fo_moved_.end()), fo_moved_.end());
+    if (wide_ok_)
+      for (uint32_t a : fo_moved_) wide_moved(a);
+    fo_moved_.clear();
+  }
   for (size_t q = 0; q < qos_.size(); ++q) {
     qos_[q].usage_gpu_s += pend_qos_[q * kTres + 0];
     qos_[q].usage_node_s += pend_qos_[q * kTres + 1];
@@ -1304,6 +1387,102 @@ void SlurmModel::fair_tree_level(uint32_t a) const {
   }
 }
 
+// A child of a wide level whose usage grew moves right to its place in the usage order.
+void SlurmModel::wide_moved(uint32_t x) {
+  const uint32_t e = ft_off_[assoc_[x].parent + 1];
+  const uint32_t from = fo_pos_[x];
+  const double ux = usage_[x];
+  uint32_t i = from;
+  for (; i + 1 < e && usage_[fo_[i + 1]] < ux; ++i) {
+    fo_[i] = fo_[i + 1];
+    fo_pos_[fo_[i]] = i;
+  }
+  if (i == from) return;
+  fo_[i] = x;
+  fo_pos_[x] = i;
+  for (uint32_t k = from + 1; k <= i; ++k) fo_pre_[k] = fo_pre_[k - 1] + ft_nusers_[fo_[k - 1]];
+}
+
+// fair_tree_level's ft_before_[x] for a child x of the wide level p, from the usage order: the
+// children of larger LF come first (a prefix of fo_), then those of x's LF by (name, index).
+// own: x is the user whose rank is asked, so it counts from the first of the run of users of
+// its LF that it ends (fair_tree_user).
+uint32_t SlurmModel::fair_tree_before_wide(uint32_t p, uint32_t x, bool own) const {
+  const uint32_t b = ft_off_[p], e = ft_off_[p + 1];
+  const uint32_t px = fo_pos_[x];
+  {
+    // Usually x's neighbours in the usage order have usages far enough from x's that their LFs
+    // are strictly larger (left) and smaller (right) whatever usum is: with every quotient a
+    // normal number, each of the two divisions errs by at most half an ulp, so a usage ratio
+    // above 1 + 2^-49 keeps the LFs apart (u = 0 gives LF = inf, above any finite LF). Then x
+    // forms its own tie group and no sum over the level is needed.
+    const double* u = usage_.data();
+    const double M = u[fo_[e - 1]];          // the largest usage of the level
+    const double low = M * 0x1p-800;          // usages at least this give normal quotients
+    constexpr double K = 1.0 + 0x1p-48;
+    const double ux = u[x];
+    const bool ok = M <= 0x1p800 && ft_s_[x] >= 0x1p-100 && (ux == 0 || ux >= low);
+    const bool left = px == b || (ux > 0 && u[fo_[px - 1]] * K < ux && (u[fo_[px - 1]] == 0 || u[fo_[px - 1]] >= low));
+    const bool right = px + 1 == e || (ux * K < u[fo_[px + 1]] && u[fo_[px + 1]] >= low);
+    if (ok && left && right) return fo_pre_[px];
+  }
+  if (fo_at_[p] != fs_epoch_) {
+    // In CSR order, as fair_tree_level adds them (unrolled by hand: the adds stay in order).
+    const double* u = usage_.data();
+    const uint32_t* c = ft_child_.data();
+    double usum = 0;
+    uint32_t i = b;
+    for (; i + 4 <= e; i += 4) {
+      usum += u[c[i]];
+      usum += u[c[i + 1]];
+      usum += u[c[i + 2]];
+      usum += u[c[i + 3]];
+    }
+    for (; i < e; ++i) usum += u[c[i]];
+    fo_usum_[p] = usum;
+    fo_at_[p] = fs_epoch_;
+  }
+  const double usum = fo_usum_[p];
+  const double s = ft_s_[x];  // the same for every child of a wide level
+  auto lf = [&](uint32_t c) {
+    const double u = usum > 0 ? usage_[c] / usum : 0;
+    return u > 0 ? s / u : std::numeric_limits<double>::infinity();
+  };
+  const double L = lf(x);
+  // Usually no other child has x's LF: then both neighbours decide.
+  uint32_t lo = b, hi = px;  // first position with LF <= L
+  if (px > b && lf(fo_[px - 1]) > L) lo = px;
+  while (lo < hi) {
+    const uint32_t m = lo + (hi - lo) / 2;
+    if (lf(fo_[m]) > L) lo = m + 1;
+    else hi = m;
+  }
+  uint32_t end = px + 1, h2 = e;  // first position with LF < L
+  if (end < e && lf(fo_[end]) < L) h2 = end;
+  while (end < h2) {
+    const uint32_t m = end + (h2 - end) / 2;
+    if (lf(fo_[m]) < L) h2 = m;
+    else end = m + 1;
+  }
+  const uint32_t* key = ft_key_.data();
+  auto before = [&](uint32_t y, uint32_t z) { return key[y] != key[z] ? key[y] < key[z] : y < z; };
+  uint32_t last = x;  // own: the last account before x in the tie group (x: none)
+  if (own)
+    for (uint32_t k = lo; k < end; ++k) {
+      const uint32_t y = fo_[k];
+      if (!ft_user_[y] && before(y, x) && (last == x || before(last, y))) last = y;
+    }
+  uint32_t seen = fo_pre_[lo];
+  if (!own) {
+    for (uint32_t k = lo; k < end; ++k)
+      if (before(fo_[k], x)) seen += ft_nusers_[fo_[k]];
+  } else if (last != x) {
+    for (uint32_t k = lo; k < end; ++k)
+      if (fo_[k] == last || before(fo_[k], last)) seen += ft_nusers_[fo_[k]];
+  }
+  return seen;
+}
+
 // fair_tree_rank's walk gives rank = users - (users visited before u's tie group): at each
 // level the users below the siblings ordered before the path's child; at u's own level, before
 // the first of the consecutive users of u's LF that u belongs to.
@@ -1311,6 +1490,10 @@ void SlurmModel::fair_tree_user(uint32_t u) const {
   uint64_t seen = 0;
   for (uint32_t x = u; assoc_[x].parent != kNoIdx; x = assoc_[x].parent) {
     const uint32_t p = assoc_[x].parent;
+    if (wide_ok_ && ft_wide_[p]) {
+      seen += fair_tree_before_wide(p, x, x == u);
+      continue;
+    }
     fair_tree_level(p);
     if (x != u) {
       seen += ft_before_[x];
@@ -1337,6 +1520,20 @@ double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
   const JobRun& r = v.runs[j];
   const SimTime accrue = std::max(r.queued_s, begin_time(v, j));  // accrue starts at eligibility
   const double age = pr.max_age_s > 0 ? std::clamp((v.now - accrue) / pr.max_age_s, 0.0, 1.0) : 1.0;
+  PrioTerms& c = prio_terms_[j];
+  if (c.gen != prio_gen_) prio_terms(v, j, c);
+  double P = js.priority /* site factor */ + pr.weight_age * age + pr.weight_fairshare * assoc_[jassoc_[j]].fs + c.size +
+             c.part + c.qos + c.tres;
+  // slurmctld keeps an integer priority: floor, then the range. Inside the range the floor of a
+  // positive double is its truncation (exact below 2^53), which is cheaper than std::floor.
+  if (P >= 1.0 && P < 4294967296.0) return static_cast<double>(static_cast<int64_t>(P));
+  P = std::floor(P);
+  return std::clamp(P, 1.0, 4294967295.0);
+}
+
+void SlurmModel::prio_terms(const Snapshot& v, JobIdx j, PrioTerms& c) const {
+  const auto& pr = cfg_.prio;
+  const JobSpec& js = v.jobs[j];
   const PartRt& p = part_[jpart_[j]];
   const double cpus_frac = js.cpus > 0 && p.cpus > 0 ? static_cast<double>(js.cpus) / static_cast<double>(p.cpus)
                                                      : static_cast<double>(js.gpus) / static_cast<double>(std::max<int64_t>(1, cluster_gpus_));
@@ -1349,10 +1546,11 @@ double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
   if (p.gpus > 0) tres += pr.weight_tres_gpu * static_cast<double>(js.gpus) / static_cast<double>(p.gpus);
   if (p.nodes > 0) tres += pr.weight_tres_node * static_cast<double>(jnodes_[j]) / static_cast<double>(p.nodes);
   if (p.cpus > 0) tres += pr.weight_tres_cpu * static_cast<double>(js.cpus) / static_cast<double>(p.cpus);
-  double P = js.priority /* site factor */ + pr.weight_age * age + pr.weight_fairshare * assoc_[jassoc_[j]].fs +
-             pr.weight_jobsize * size + pr.weight_partition * part + pr.weight_qos * qos + tres;
-  P = std::floor(P);  // slurmctld keeps an integer priority
-  return std::clamp(P, 1.0, 4294967295.0);
+  c.size = pr.weight_jobsize * size;
+  c.part = pr.weight_partition * part;
+  c.qos = pr.weight_qos * qos;
+  c.tres = tres;
+  c.gen = prio_gen_;
 }
 
 // ---------------------------------------------------------------- limits
@@ -1497,12 +1695,46 @@ bool SlurmModel::denied(const Snapshot& v, JobIdx j, SimTime limit) const {
 
 void SlurmModel::sort_queue(const Snapshot& v) {
   const bool multifactor = cfg_.prio.type == PriorityType::Multifactor;
-  order_.clear();
+  queue_stamp_ += 2;
+  const uint64_t queued = queue_stamp_, kept = queue_stamp_ + 1;
+  bool total = !preempt_on_ && ids_unique_;
+  size_t n = 0;
+  const bool gone_any = !jgone_.empty();
+  // ensure_fs_of with its job-independent tests out of the loop.
+  const bool fs_users = multifactor && fs_dirty_ && cfg_.prio.fair_tree;
+  const bool fs_all = multifactor && fs_dirty_ && !cfg_.prio.fair_tree;
+  uint64_t* mark = queue_mark_.data();
+  double* prio = prio_.data();
   for (JobIdx j : v.pending) {
-    if (!jgone_.empty() && jgone_[j]) continue;  // association deleted: cancelled in this pass
-    order_.push_back(j);
-    if (multifactor) ensure_fs_of(jassoc_[j]);
-    prio_[j] = priority(v, j);
+    if (gone_any && jgone_[j]) continue;  // association deleted: cancelled in this pass
+    mark[j] = queued;
+    ++n;
+    if (fs_users) {
+      const uint32_t a = jassoc_[j];
+      if (fs_at_[a] != fs_epoch_) {
+        fair_tree_user(a);
+        fs_at_[a] = fs_epoch_;
+      }
+    } else if (fs_all) {
+      ensure_fs();
+    }
+    const double P = priority(v, j);
+    prio[j] = P;
+    if (P != P) total = false;  // NaN: not a total order
+  }
+  if (total) {
+    // The last order's jobs still queued, in that order, then the new ones.
+    size_t w = 0;
+    for (JobIdx j : order_)
+      if (queue_mark_[j] == queued) queue_mark_[j] = kept, order_[w++] = j;
+    order_.resize(w);
+    if (w != n)
+      for (JobIdx j : v.pending)
+        if (queue_mark_[j] == queued) order_.push_back(j);
+  } else {
+    order_.clear();
+    for (JobIdx j : v.pending)
+      if (queue_mark_[j] == queued) order_.push_back(j);
   }
   // js:sort_job_queue2 (spec §1): preemptor before preemptee (pairwise, only with preemption),
   // higher partition PriorityTier, higher priority, earlier submit, lower id. stable_sort is a
@@ -1522,6 +1754,39 @@ void SlurmModel::sort_queue(const Snapshot& v) {
     if (sa != sb) return sa < sb;
     return v.jobs[a].id < v.jobs[b].id;
   };
+  if (total) {
+    // Insertion sort, mostly a check; a queue that moved a lot is sorted from scratch (any
+    // sort gives the one order).
+    auto insertion = [&](auto&& cmp) {
+      size_t moves = 0;
+      const size_t budget = 8 * order_.size() + 64;
+      JobIdx* o = order_.data();
+      const size_t no = order_.size();
+      for (size_t i = 1; i < no && moves <= budget; ++i) {
+        const JobIdx x = o[i];
+        if (!cmp(x, o[i - 1])) continue;
+        size_t k = i;
+        for (; k > 0 && cmp(x, o[k - 1]); --k) o[k] = o[k - 1];
+        o[k] = x;
+        moves += i - k;
+      }
+      if (moves > budget) std::sort(order_.begin(), order_.end(), cmp);
+    };
+    if (one_tier_) {
+      // before() without preemption and with one PriorityTier.
+      const JobRun* runs = v.runs.data();
+      const JobSpec* jobs = v.jobs.data();
+      insertion([prio, runs, jobs](JobIdx a, JobIdx b) {
+        if (prio[a] != prio[b]) return prio[a] > prio[b];
+        const SimTime sa = runs[a].queued_s, sb = runs[b].queued_s;
+        if (sa != sb) return sa < sb;
+        return jobs[a].id < jobs[b].id;
+      });
+    } else {
+      insertion(before);
+    }
+    return;
+  }
   // Without preemption the order is a strict weak ordering, so any stable sort gives
   // stable_sort's result; a short queue is sorted in place (no buffer).
   if (!preempt_on_ && order_.size() <= 24) {
@@ -1644,10 +1909,19 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
 
 void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
   ++main_passes_;
+  const size_t nn = nn_;  // a local: the byte loops below would reload nn_ at every step (uint8_t aliases it)
   std::fill(part_failed_.begin(), part_failed_.end(), 0);
   std::fill(resv_failed_.begin(), resv_failed_.end(), 0);
   avail_.assign(v.cluster.node_up.begin(), v.cluster.node_up.end());
   size_t tested = 0;
+  // A placement takes job.gpus GPUs from nodes with free GPUs, so a job asking for more than
+  // all free GPUs together cannot fit whatever its mask. Then fit() is not asked, where asking
+  // has no side effect and nothing else in the step needs mask_: no topology (--switches
+  // waits), no reservations (adjusted free GPUs), no preemption (try_preempt).
+  const bool quick = topo_mode_ == 0 && resv_.empty() && !preempt_on_;
+  int64_t free_sum = 0;
+  if (quick)
+    for (size_t n = 0; n < nn; ++n) free_sum += std::max(0, free_[n]);
   for (JobIdx j : order_) {
     if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;  // started in this pass
     const JobSpec& js = v.jobs[j];
@@ -1687,12 +1961,22 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       continue;
     }
     const PartRt& P = part_[p];
+    if (quick && js.gpus > free_sum) {
+      adj_on_ = false;  // as resv_prepare with no reservations
+      resv_next_free_ = kNever;
+      out.set_reason(j, kResources);
+      part_failed_[p] = 1;
+      uint8_t* __restrict av = avail_.data();
+      const uint8_t* __restrict keep = P.keep.data();
+      for (size_t n = 0; n < nn; ++n) av[n] &= keep[n];
+      continue;
+    }
     mask_.resize(nn_);
     {
       uint8_t* __restrict mk = mask_.data();
       const uint8_t* __restrict src = rv == kNoIdx ? avail_.data() : v.cluster.node_up.data();
       const uint8_t* __restrict pm = P.mask.data();
-      for (size_t n = 0; n < nn_; ++n) mk[n] = src[n] & pm[n];
+      for (size_t n = 0; n < nn; ++n) mk[n] = src[n] & pm[n];
     }
     SimTime wait = kNever;
     if (!resv_prepare(j, v.now, v.now + limit, wait)) {
@@ -1702,6 +1986,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     }
     if (fit(js, free_)) {
       start(v, j, out, limit);
+      free_sum -= js.gpus;
       considered_[j] = 2;
       ++main_starts_;
       continue;
@@ -1709,6 +1994,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     bool waiting = false;
     if (try_preempt(v, j, out, waiting)) {
       start(v, j, out, limit);
+      free_sum -= js.gpus;
       considered_[j] = 2;
       ++main_starts_;
       continue;
@@ -1724,8 +2010,8 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     part_failed_[p] = 1;
     {
       uint8_t* __restrict av = avail_.data();
-      const uint8_t* __restrict pm = P.mask.data();
-      for (size_t n = 0; n < nn_; ++n) av[n] &= static_cast<uint8_t>(pm[n] ? 0 : 0xFF);
+      const uint8_t* __restrict keep = P.keep.data();
+      for (size_t n = 0; n < nn; ++n) av[n] &= keep[n];
     }
     (void)waiting;
   }
