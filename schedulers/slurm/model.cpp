@@ -442,6 +442,9 @@ class SlurmModel final : public Scheduler {
     return resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
   }
   void build_plan(const Snapshot& v);
+  bool build_plan_ones(const Snapshot& v);
+  void caps_refresh(const Snapshot& v);
+  void plan_groups(const Snapshot& v);
   const uint64_t* level(size_t k) const { return lvl_bits_.data() + k * static_cast<size_t>(planes_) * nw_; }
   [[gnu::always_inline]] int64_t plan_sum(const uint64_t* planes) const {
     const uint64_t* m = mbits_.data();
@@ -635,6 +638,7 @@ class SlurmModel final : public Scheduler {
   bool cap_needed_ = true;
   int cap_planes_ = 0;                // cap_bits_ holds cap_src_ in this many planes
   std::vector<int32_t> cap_src_;
+  int32_t cap_max_ = 0, cap_min_ = 0; // range of cap_src_
   bool plan_ok_ = false;              // built for the current free_ and ends_
   uint32_t lazy_k_ = 0;               // will_run_fast's answer (a level), placed only when needed
   bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run placed)
@@ -2143,9 +2147,74 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
 // whose projected sum over the mask reaches the job's GPUs is the one where will_run's fit()
 // first succeeds, so that level gives the same start. The placement (shares_) is computed only
 // when the caller needs it (place_lazy), from the same projection will_run would have built.
+// Where every capacity, free count and release is 0 or 1 GPU on a node (1-GPU nodes), the
+// levels are node bitsets built by ORs alone; false (nothing usable built) where that fails.
+bool SlurmModel::build_plan_ones(const Snapshot& v) {
+  if (cap_max_ > 1 || cap_min_ < 0) return false;
+  const size_t ne = ends_.size();
+  if ((ne + 1) * nw_ > (size_t{1} << 22)) return false;
+  const int32_t* __restrict fr = free_.data();
+  int32_t odd = 0;  // a free count other than 0 or 1 (negative ones included)
+  for (size_t n = 0; n < nn_; ++n) odd |= fr[n] & ~int32_t{1};
+  if (odd != 0) return false;
+  if (cap_planes_ != 1) {
+    cap_planes_ = 1;
+    cap_bits_.assign(nw_, 0);
+    for (size_t n = 0; n < nn_; ++n) cap_bits_[n >> 6] |= static_cast<uint64_t>(cap_src_[n] & 1) << (n & 63);
+  }
+  lvl_bits_.resize((ne + 1) * nw_);
+  lvl_t_.resize(ne + 1);
+  lvl_t_[0] = v.now;
+  end_bits_.assign(ne * nw_, 0);
+  run_bits_.assign(nw_, 0);
+  for (size_t w = 0; w < nw_; ++w) {
+    uint64_t word = 0;
+    const size_t n0 = w * 64, n1 = std::min(nn_, n0 + 64);
+    for (size_t n = n0; n < n1; ++n) word |= static_cast<uint64_t>(fr[n]) << (n - n0);
+    lvl_bits_[w] = word;
+  }
+  for (size_t k = 0; k < ne; ++k) {
+    uint64_t* level = lvl_bits_.data() + (k + 1) * nw_;
+    std::copy_n(level - nw_, nw_, level);
+    lvl_t_[k + 1] = ends_[k].t;
+    uint64_t* eb = end_bits_.data() + k * nw_;
+    for (const auto& s : end_alloc(v, ends_[k])) {
+      const size_t w = s.node >> 6;
+      const uint64_t b = uint64_t{1} << (s.node & 63);
+      if (s.gpus != 1 || (level[w] & b) != 0) return false;  // a value other than 0 or 1
+      level[w] |= b;
+      eb[w] |= b;
+    }
+    for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= eb[w];
+  }
+  // A projection over capacity (a node of 0 GPUs holding one) makes the capacity test count.
+  uint64_t over = 0;
+  const uint64_t* last = lvl_bits_.data() + ne * nw_;
+  for (size_t w = 0; w < nw_; ++w) over |= last[w] & ~cap_bits_[w];
+  cap_needed_ = over != 0;
+  return true;
+}
+
+// Capacities rarely change: a copy is kept with its range; the capacity planes are rebuilt when
+// it changes (cap_planes_ = 0).
+void SlurmModel::caps_refresh(const Snapshot& v) {
+  const auto& cg = v.cluster.capacity_gpus;
+  if (std::equal(cap_src_.begin(), cap_src_.end(), cg.begin(), cg.end())) return;
+  cap_src_.assign(cg.begin(), cg.end());
+  cap_max_ = cap_src_.empty() ? 0 : *std::max_element(cap_src_.begin(), cap_src_.end());
+  cap_min_ = cap_src_.empty() ? 0 : *std::min_element(cap_src_.begin(), cap_src_.end());
+  cap_planes_ = 0;
+}
+
 void SlurmModel::build_plan(const Snapshot& v) {
   plan_ok_ = true;
   planes_ = 0;
+  caps_refresh(v);
+  if (build_plan_ones(v)) {
+    plan_groups(v);
+    planes_ = 1;
+    return;
+  }
   // Largest value any level or capacity takes: the number of bit planes.
   lvl_val_.assign(free_.begin(), free_.end());
   for (const auto& e : ends_)
@@ -2188,8 +2257,7 @@ void SlurmModel::build_plan(const Snapshot& v) {
     for (int b = 0; b < planes; ++b) P[b * nw_ + (n >> 6)] |= static_cast<uint64_t>((val >> b) & 1) << (n & 63);
   };
   // Capacities rarely change: their planes are rebuilt only when they or the plane count do.
-  if (cap_planes_ != planes || !std::equal(cap_src_.begin(), cap_src_.end(), v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end())) {
-    cap_src_.assign(v.cluster.capacity_gpus.begin(), v.cluster.capacity_gpus.end());
+  if (cap_planes_ != planes) {
     cap_planes_ = planes;
     cap_bits_.assign(per, 0);
     for (size_t n = 0; n < nn_; ++n) or_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
@@ -2235,6 +2303,14 @@ void SlurmModel::build_plan(const Snapshot& v) {
   run_bits_.assign(nw_, 0);
   for (size_t k = 0; k < ne; ++k)
     for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= end_bits_[k * nw_ + w];
+  plan_groups(v);
+  planes_ = planes;
+}
+
+// end_max_ and the groups exactly as will_run forms them (ReleaseGroups) for a job whose mask
+// meets every running job.
+void SlurmModel::plan_groups(const Snapshot& v) {
+  const size_t ne = ends_.size();
   end_max_ = ne > 0 ? std::max(v.now, ends_.back().t) : v.now;
   // The groups exactly as will_run forms them (ReleaseGroups) for a job whose mask meets every
   // running job, which will_run_fast checks: the levels it tests.
@@ -2251,7 +2327,6 @@ void SlurmModel::build_plan(const Snapshot& v) {
   SimTime last_end = 0;
   size_t walked = 0;
   release_walk(release, close_level, last_end, walked);
-  planes_ = planes;
 }
 
 // Before will_run_fast, for a backfill retry on the fast path (no advanced reservation): if the
