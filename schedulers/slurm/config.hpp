@@ -194,6 +194,9 @@ struct SlurmConfig {
   std::vector<std::pair<std::string, int32_t>> inline_weights;
   std::vector<std::string> warnings;  // ignored keys etc.
   std::string accounting_storage_type;  // slurm.conf AccountingStorageType ("" = not given: slurmdbd assumed)
+  // Not a Slurm setting: backfill answers jobs whose fit their GPU count decides from a release
+  // plan (bitsets), the same answers as the plain will_run; tests turn it off to compare the two.
+  bool plan_backfill = true;
 };
 
 // Slurm time strings: "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",

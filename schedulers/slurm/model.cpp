@@ -439,7 +439,7 @@ class SlurmModel final : public Scheduler {
   // Not with a topology plugin: a tree or block placement can refuse a job that the sum admits
   // (--switches, a block level), and it must place the job itself (place_topo).
   bool sum_decides(const JobSpec& js) const {
-    return resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
+    return cfg_.plan_backfill && resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
   }
   void build_plan(const Snapshot& v);
   bool build_plan_ones(const Snapshot& v);
