@@ -319,7 +319,8 @@ class SlurmModel final : public Scheduler {
     fair_tree_user(a);
     fs_at_[a] = fs_epoch_;
   }
-  void fair_tree_user(uint32_t u) const;
+  // Out of line: inlined into sort_queue's per-job loop it costs that loop registers.
+  [[gnu::noinline]] void fair_tree_user(uint32_t u) const;
   void fair_tree_level(uint32_t a) const;
   double priority(const Snapshot& v, JobIdx j) const;
   struct PrioTerms;
@@ -1476,6 +1477,7 @@ void SlurmModel::fair_tree_user(uint32_t u) const {
   uint64_t seen = 0;
   for (uint32_t x = u; assoc_[x].parent != kNoIdx; x = assoc_[x].parent) {
     const uint32_t p = assoc_[x].parent;
+    if (ft_off_[p + 1] - ft_off_[p] == 1) continue;  // an only child: no sibling before it
     if (wide_ok_ && ft_wide_[p]) {
       seen += fair_tree_before_wide(p, x, x == u);
       continue;
