@@ -1761,15 +1761,30 @@ void SlurmModel::sort_queue(const Snapshot& v) {
       if (moves > budget) std::sort(order_.begin(), order_.end(), cmp);
     };
     if (one_tier_) {
-      // before() without preemption and with one PriorityTier.
+      // before() without preemption and with one PriorityTier, the inserted job's keys loaded once.
       const JobRun* runs = v.runs.data();
       const JobSpec* jobs = v.jobs.data();
-      insertion([prio, runs, jobs](JobIdx a, JobIdx b) {
-        if (prio[a] != prio[b]) return prio[a] > prio[b];
-        const SimTime sa = runs[a].queued_s, sb = runs[b].queued_s;
-        if (sa != sb) return sa < sb;
-        return jobs[a].id < jobs[b].id;
-      });
+      JobIdx* o = order_.data();
+      const size_t no = order_.size();
+      size_t moves = 0;
+      const size_t budget = 8 * no + 64;
+      for (size_t i = 1; i < no && moves <= budget; ++i) {
+        const JobIdx x = o[i];
+        const double px = prio[x];
+        const SimTime qx = runs[x].queued_s;
+        const int64_t idx = jobs[x].id;
+        auto x_before = [&](JobIdx y) {
+          if (px != prio[y]) return px > prio[y];
+          if (qx != runs[y].queued_s) return qx < runs[y].queued_s;
+          return idx < jobs[y].id;
+        };
+        if (!x_before(o[i - 1])) continue;
+        size_t k = i;
+        for (; k > 0 && x_before(o[k - 1]); --k) o[k] = o[k - 1];
+        o[k] = x;
+        moves += i - k;
+      }
+      if (moves > budget) std::sort(order_.begin(), order_.end(), before);
     } else {
       insertion(before);
     }
