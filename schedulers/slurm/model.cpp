@@ -329,7 +329,8 @@ class SlurmModel final : public Scheduler {
     fair_tree_user(a);
     fs_at_[a] = fs_epoch_;
   }
-  void fair_tree_user(uint32_t u) const;
+  // Out of line: inlined into sort_queue's per-job loop it costs that loop registers.
+  [[gnu::noinline]] void fair_tree_user(uint32_t u) const;
   void fair_tree_level(uint32_t a) const;
   double priority(const Snapshot& v, JobIdx j) const;
   struct PrioTerms;
@@ -1494,6 +1495,7 @@ void SlurmModel::fair_tree_user(uint32_t u) const {
   uint64_t seen = 0;
   for (uint32_t x = u; assoc_[x].parent != kNoIdx; x = assoc_[x].parent) {
     const uint32_t p = assoc_[x].parent;
+    if (ft_off_[p + 1] - ft_off_[p] == 1) continue;  // an only child: no sibling before it
     if (wide_ok_ && ft_wide_[p]) {
       seen += fair_tree_before_wide(p, x, x == u);
       continue;
@@ -1777,15 +1779,30 @@ void SlurmModel::sort_queue(const Snapshot& v) {
       if (moves > budget) std::sort(order_.begin(), order_.end(), cmp);
     };
     if (one_tier_) {
-      // before() without preemption and with one PriorityTier.
+      // before() without preemption and with one PriorityTier, the inserted job's keys loaded once.
       const JobRun* runs = v.runs.data();
       const JobSpec* jobs = v.jobs.data();
-      insertion([prio, runs, jobs](JobIdx a, JobIdx b) {
-        if (prio[a] != prio[b]) return prio[a] > prio[b];
-        const SimTime sa = runs[a].queued_s, sb = runs[b].queued_s;
-        if (sa != sb) return sa < sb;
-        return jobs[a].id < jobs[b].id;
-      });
+      JobIdx* o = order_.data();
+      const size_t no = order_.size();
+      size_t moves = 0;
+      const size_t budget = 8 * no + 64;
+      for (size_t i = 1; i < no && moves <= budget; ++i) {
+        const JobIdx x = o[i];
+        const double px = prio[x];
+        const SimTime qx = runs[x].queued_s;
+        const int64_t idx = jobs[x].id;
+        auto x_before = [&](JobIdx y) {
+          if (px != prio[y]) return px > prio[y];
+          if (qx != runs[y].queued_s) return qx < runs[y].queued_s;
+          return idx < jobs[y].id;
+        };
+        if (!x_before(o[i - 1])) continue;
+        size_t k = i;
+        for (; k > 0 && x_before(o[k - 1]); --k) o[k] = o[k - 1];
+        o[k] = x;
+        moves += i - k;
+      }
+      if (moves > budget) std::sort(order_.begin(), order_.end(), before);
     } else {
       insertion(before);
     }

@@ -130,3 +130,30 @@ TEST_CASE("slurm §3: Fair Tree re-ranks when usage overtakes (order kept betwee
   CHECK(r->report["fairshare"]["u1@a"] == 1.0);
   CHECK(r->report["fairshare"]["u2@a"] == 0.5);
 }
+
+TEST_CASE("slurm §3: Fair Tree on a wide level (20 users of one account): ranks, usage ties and users without usage",
+          "[slurm][priority]") {
+  // Account a holds u01..u20 (a level of >= 16 children of equal shares, which the model keeps in
+  // usage order). At t=0 u01..u18 run 100 s on k GPUs (k = 1..18, but u06 uses 5 like u05); u19
+  // and u20 never ran. A 200-GPU job of zz (account z) runs 100..200, so at t=200 root ranks a
+  // (17000 GPU-s) before z (20000). In a, u19 and u20 (no usage) tie at rank 21 of 21 users, u05
+  // and u06 tie as well, and each other user ranks below those of less usage.
+  SlurmConfig c = mf();
+  c.prio.weight_fairshare = 10000;
+  c.prio.calc_period_s = 10;
+  c.prio.decay_half_life_s = 0;  // no decay: exact usages
+  std::vector<J> jobs;
+  auto name = [](int k) { return (k < 10 ? "u0" : "u") + std::to_string(k); };
+  for (int k = 1; k <= 18; ++k) jobs.push_back({k, 0, 100, 100, k == 6 ? 5 : k, 0, name(k), "", "", "a"});
+  jobs.push_back({50, 100, 100, 100, 200, 0, "zz", "", "", "z"});
+  for (int k = 1; k <= 20; ++k) jobs.push_back({100 + k, 150, 10, 10, 1, 0, name(k), "", "", "a"});
+  auto r = run(c, jobs, 1, 200);
+  for (int k = 1; k <= 20; ++k) CHECK(r->start(100 + k) == 200);
+  // fs = (21 - users ranked before the user's tie group) / 21.
+  auto prio = [](int before) { return std::floor(10000.0 * (21 - before) / 21); };
+  CHECK(r->priority(119) == prio(0));
+  CHECK(r->priority(120) == prio(0));
+  for (int k = 1; k <= 5; ++k) CHECK(r->priority(100 + k) == prio(k + 1));
+  CHECK(r->priority(106) == prio(6));  // ties with u05
+  for (int k = 7; k <= 18; ++k) CHECK(r->priority(100 + k) == prio(k + 1));
+}
