@@ -91,6 +91,17 @@ inline int popcount64(uint64_t x) {
 #endif
 }
 
+// A node bitset (64 nodes a word, (n + 63) / 64 words at out) of the nodes whose value is not 0.
+template <class T>
+void pack_nonzero(const T* __restrict src, size_t n, uint64_t* __restrict out) {
+  for (size_t w = 0; w * 64 < n; ++w) {
+    uint64_t word = 0;
+    const size_t n0 = w * 64, n1 = std::min(n, n0 + 64);
+    for (size_t i = n0; i < n1; ++i) word |= static_cast<uint64_t>(src[i] != 0) << (i - n0);
+    out[w] = word;
+  }
+}
+
 // kSpread[b]: the 8 bits of b as 8 bytes of 0/1, lowest bit in the first byte (little endian).
 constexpr auto kSpread = [] {
   std::array<uint64_t, 256> t{};
@@ -444,6 +455,8 @@ class SlurmModel final : public Scheduler {
   }
   void build_plan(const Snapshot& v);
   bool build_plan_ones(const Snapshot& v);
+  template <class Add>
+  bool fill_levels(const Snapshot& v, size_t per, Add&& add);
   void caps_refresh(const Snapshot& v);
   void plan_groups(const Snapshot& v);
   const uint64_t* level(size_t k) const { return lvl_bits_.data() + k * static_cast<size_t>(planes_) * nw_; }
@@ -2045,12 +2058,7 @@ void SlurmModel::map_reset(SimTime begin, SimTime end) {
   slices_.push_back({begin, end, kNoIdx});
   nw_ = (nn_ + 63) / 64;
   slice_mask_.assign(nw_, 0);
-  for (size_t w = 0; w < nw_; ++w) {
-    uint64_t word = 0;
-    const size_t n0 = w * 64, n1 = std::min(nn_, n0 + 64);
-    for (size_t n = n0; n < n1; ++n) word |= static_cast<uint64_t>(avail_[n] != 0) << (n - n0);
-    slice_mask_[w] = word;
-  }
+  pack_nonzero(avail_.data(), nn_, slice_mask_.data());
   avail_bits_ = slice_mask_;
 }
 
@@ -2182,33 +2190,41 @@ bool SlurmModel::build_plan_ones(const Snapshot& v) {
   lvl_bits_.resize((ne + 1) * nw_);
   lvl_t_.resize(ne + 1);
   lvl_t_[0] = v.now;
-  end_bits_.assign(ne * nw_, 0);
-  run_bits_.assign(nw_, 0);
-  for (size_t w = 0; w < nw_; ++w) {
-    uint64_t word = 0;
-    const size_t n0 = w * 64, n1 = std::min(nn_, n0 + 64);
-    for (size_t n = n0; n < n1; ++n) word |= static_cast<uint64_t>(fr[n]) << (n - n0);
-    lvl_bits_[w] = word;
-  }
-  for (size_t k = 0; k < ne; ++k) {
-    uint64_t* level = lvl_bits_.data() + (k + 1) * nw_;
-    std::copy_n(level - nw_, nw_, level);
-    lvl_t_[k + 1] = ends_[k].t;
-    uint64_t* eb = end_bits_.data() + k * nw_;
-    for (const auto& s : end_alloc(v, ends_[k])) {
-      const size_t w = s.node >> 6;
-      const uint64_t b = uint64_t{1} << (s.node & 63);
-      if (s.gpus != 1 || (level[w] & b) != 0) return false;  // a value other than 0 or 1
-      level[w] |= b;
-      eb[w] |= b;
-    }
-    for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= eb[w];
-  }
+  pack_nonzero(fr, nn_, lvl_bits_.data());  // the values are 0 or 1
+  const bool ok = fill_levels(v, nw_, [](uint64_t* level, const NodeShare& s) {
+    const uint64_t b = uint64_t{1} << (s.node & 63);
+    if (s.gpus != 1 || (level[s.node >> 6] & b) != 0) return false;  // a value other than 0 or 1
+    level[s.node >> 6] |= b;
+    return true;
+  });
+  if (!ok) return false;
   // A projection over capacity (a node of 0 GPUs holding one) makes the capacity test count.
   uint64_t over = 0;
   const uint64_t* last = lvl_bits_.data() + ne * nw_;
   for (size_t w = 0; w < nw_; ++w) over |= last[w] & ~cap_bits_[w];
   cap_needed_ = over != 0;
+  return true;
+}
+
+// Levels 1..ends: each the previous one with the shares of ends_[k - 1] applied by add(level,
+// share) (false: give up, and so does this), with lvl_t_, end_bits_ and run_bits_. Level 0 and
+// lvl_t_[0] are the caller's.
+template <class Add>
+bool SlurmModel::fill_levels(const Snapshot& v, size_t per, Add&& add) {
+  const size_t ne = ends_.size();
+  end_bits_.assign(ne * nw_, 0);
+  run_bits_.assign(nw_, 0);
+  for (size_t k = 0; k < ne; ++k) {
+    uint64_t* level = lvl_bits_.data() + (k + 1) * per;
+    std::copy_n(level - per, per, level);
+    lvl_t_[k + 1] = ends_[k].t;
+    uint64_t* eb = end_bits_.data() + k * nw_;
+    for (const auto& s : end_alloc(v, ends_[k])) {
+      if (!add(level, s)) return false;
+      eb[s.node >> 6] |= uint64_t{1} << (s.node & 63);
+    }
+    for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= eb[w];
+  }
   return true;
 }
 
@@ -2285,41 +2301,14 @@ void SlurmModel::build_plan(const Snapshot& v) {
   lvl_bits_.resize((ne + 1) * per);
   lvl_t_.resize(ne + 1);
   lvl_t_[0] = v.now;
-  end_bits_.assign(ne * nw_, 0);
-  if (planes == 1) {
-    // Every value is 0 or 1: level 0 packs free_, and each end sets its nodes' bits.
-    const int32_t* __restrict fr = free_.data();
-    for (size_t w = 0; w < nw_; ++w) {
-      uint64_t word = 0;
-      const size_t n0 = w * 64, n1 = std::min(nn_, n0 + 64);
-      for (size_t n = n0; n < n1; ++n) word |= static_cast<uint64_t>(fr[n] & 1) << (n - n0);
-      lvl_bits_[w] = word;
-    }
-  } else {
-    std::fill_n(lvl_bits_.begin(), per, 0);
-    for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, free_[n]);
-    lvl_val_.assign(free_.begin(), free_.end());
-  }
-  for (size_t k = 0; k < ne; ++k) {
-    uint64_t* level = lvl_bits_.data() + (k + 1) * per;
-    std::copy_n(level - per, per, level);
-    lvl_t_[k + 1] = ends_[k].t;
-    uint64_t* eb = end_bits_.data() + k * nw_;
-    for (const auto& s : end_alloc(v, ends_[k])) {
-      const size_t w = s.node >> 6;
-      const uint64_t b = uint64_t{1} << (s.node & 63);
-      eb[w] |= b;
-      if (planes == 1) {
-        level[w] |= static_cast<uint64_t>(s.gpus & 1) << (s.node & 63);
-      } else {
-        lvl_val_[s.node] += s.gpus;
-        set_node(level, s.node, lvl_val_[s.node]);
-      }
-    }
-  }
-  run_bits_.assign(nw_, 0);
-  for (size_t k = 0; k < ne; ++k)
-    for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= end_bits_[k * nw_ + w];
+  std::fill_n(lvl_bits_.begin(), per, 0);
+  for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, free_[n]);
+  lvl_val_.assign(free_.begin(), free_.end());
+  fill_levels(v, per, [&](uint64_t* level, const NodeShare& s) {
+    lvl_val_[s.node] += s.gpus;
+    set_node(level, s.node, lvl_val_[s.node]);
+    return true;
+  });
   plan_groups(v);
   planes_ = planes;
 }
