@@ -2,6 +2,7 @@
 // philly.cpp, pai.cpp, sacct.cpp, csv.cpp); the options they share are applied by
 // detail::JobBuilder (parse_util.cpp).
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 
 #include "sim/core/error.hpp"
@@ -37,6 +38,9 @@ namespace {
 
 // One fread of the whole file (io::read_file goes through a stringstream, 3x slower here).
 std::string read_whole_file(const std::string& path) {
+  // A directory opens, and its "size" from ftell is LONG_MAX: refuse it by name.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "is a directory; expected a trace file");
   std::FILE* fp = std::fopen(path.c_str(), "rb");
   if (!fp) throw InputError(path, "", "cannot open the trace file; expected a readable file");
   std::string buf;

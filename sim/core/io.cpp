@@ -37,6 +37,8 @@ void write_file_atomic(const fs::path& path, const std::string& content) {
 }
 
 std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw InputError(path.string(), "", "is a directory; expected a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), "", "cannot read file; expected a readable file");
   std::ostringstream ss;
