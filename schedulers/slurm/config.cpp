@@ -36,13 +36,7 @@ std::string unquote(const std::string& s) {
   return s;
 }
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot read file; expected a readable file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_all(const std::string& path) { return io::read_file(path); }  // a directory is refused by name
 
 // Splits on `sep` outside single or double quotes.
 std::vector<std::string> split_outside_quotes(const std::string& s, char sep) {
