@@ -36,8 +36,6 @@ std::string unquote(const std::string& s) {
   return s;
 }
 
-std::string read_all(const std::string& path) { return io::read_file(path); }  // a directory is refused by name
-
 // Splits on `sep` outside single or double quotes.
 std::vector<std::string> split_outside_quotes(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -401,7 +399,7 @@ bool parse_time_s(const std::string& in, double& out_s) {
   return true;
 }
 
-void read_slurm_conf(const std::string& path, SlurmConfig& cfg) { read_slurm_conf_text(read_all(path), path, cfg); }
+void read_slurm_conf(const std::string& path, SlurmConfig& cfg) { read_slurm_conf_text(io::read_file(path), path, cfg); }
 
 void read_slurm_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
   io::check_utf8(text, file);
@@ -541,7 +539,7 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
   }
 }
 
-void read_sacctmgr_dump(const std::string& path, SlurmConfig& cfg) { read_sacctmgr_dump_text(read_all(path), path, cfg); }
+void read_sacctmgr_dump(const std::string& path, SlurmConfig& cfg) { read_sacctmgr_dump_text(io::read_file(path), path, cfg); }
 
 void read_sacctmgr_dump_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
   io::check_utf8(text, file);
@@ -664,7 +662,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
   }
 }
 
-void read_topology_conf(const std::string& path, SlurmConfig& cfg) { read_topology_conf_text(read_all(path), path, cfg); }
+void read_topology_conf(const std::string& path, SlurmConfig& cfg) { read_topology_conf_text(io::read_file(path), path, cfg); }
 
 void read_topology_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
   io::check_utf8(text, file);
@@ -700,7 +698,7 @@ void read_topology_conf_text(const std::string& text, const std::string& file, S
   }
 }
 
-void read_gres_conf(const std::string& path, SlurmConfig& cfg) { read_gres_conf_text(read_all(path), path, cfg); }
+void read_gres_conf(const std::string& path, SlurmConfig& cfg) { read_gres_conf_text(io::read_file(path), path, cfg); }
 
 void read_gres_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
   io::check_utf8(text, file);

@@ -471,6 +471,11 @@ class SlurmModel final : public Scheduler {
       for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(mbits_[w] & planes[b * nw_ + w])) << b;
     return s;
   }
+  // Sums only grow from level to level: the last tested level says whether any holds `gpus`
+  // on the mask, and the capacities whether even an empty map does.
+  bool plan_fits_ever(int64_t gpus) const {
+    return plan_sum(level(grp_k_.back())) >= gpus && !(cap_needed_ && plan_sum(cap_bits_.data()) < gpus);
+  }
   bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
   int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
   // The first level whose later ends all end after x: ends_ is in end time order.
@@ -1775,49 +1780,36 @@ void SlurmModel::sort_queue(const Snapshot& v) {
   };
   if (total) {
     // Insertion sort, mostly a check; a queue that moved a lot is sorted from scratch (any
-    // sort gives the one order).
-    auto insertion = [&](auto&& cmp) {
-      size_t moves = 0;
-      const size_t budget = 8 * order_.size() + 64;
-      JobIdx* o = order_.data();
-      const size_t no = order_.size();
-      for (size_t i = 1; i < no && moves <= budget; ++i) {
-        const JobIdx x = o[i];
-        if (!cmp(x, o[i - 1])) continue;
-        size_t k = i;
-        for (; k > 0 && cmp(x, o[k - 1]); --k) o[k] = o[k - 1];
-        o[k] = x;
-        moves += i - k;
-      }
-      if (moves > budget) std::sort(order_.begin(), order_.end(), cmp);
-    };
-    if (one_tier_) {
-      // before() without preemption and with one PriorityTier, the inserted job's keys loaded once.
-      const JobRun* runs = v.runs.data();
-      const JobSpec* jobs = v.jobs.data();
+    // sort gives the one order). x_before(x) gives "x goes before y" for the inserted job x.
+    auto insertion = [&](auto&& x_before) {
       JobIdx* o = order_.data();
       const size_t no = order_.size();
       size_t moves = 0;
       const size_t budget = 8 * no + 64;
       for (size_t i = 1; i < no && moves <= budget; ++i) {
         const JobIdx x = o[i];
-        const double px = prio[x];
-        const SimTime qx = runs[x].queued_s;
-        const int64_t idx = jobs[x].id;
-        auto x_before = [&](JobIdx y) {
-          if (px != prio[y]) return px > prio[y];
-          if (qx != runs[y].queued_s) return qx < runs[y].queued_s;
-          return idx < jobs[y].id;
-        };
-        if (!x_before(o[i - 1])) continue;
+        auto xb = x_before(x);
+        if (!xb(o[i - 1])) continue;
         size_t k = i;
-        for (; k > 0 && x_before(o[k - 1]); --k) o[k] = o[k - 1];
+        for (; k > 0 && xb(o[k - 1]); --k) o[k] = o[k - 1];
         o[k] = x;
         moves += i - k;
       }
       if (moves > budget) std::sort(order_.begin(), order_.end(), before);
+    };
+    if (one_tier_) {
+      // before() without preemption and with one PriorityTier, the inserted job's keys loaded once.
+      const JobRun* runs = v.runs.data();
+      const JobSpec* jobs = v.jobs.data();
+      insertion([&](JobIdx x) {
+        return [&, px = prio[x], qx = runs[x].queued_s, idx = jobs[x].id](JobIdx y) {
+          if (px != prio[y]) return px > prio[y];
+          if (qx != runs[y].queued_s) return qx < runs[y].queued_s;
+          return idx < jobs[y].id;
+        };
+      });
     } else {
-      insertion(before);
+      insertion([&](JobIdx x) { return [&, x](JobIdx y) { return before(x, y); }; });
     }
     return;
   }
@@ -1998,40 +1990,28 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     if (quick && js.gpus > free_sum) {
       adj_on_ = false;  // as resv_prepare with no reservations
       resv_next_free_ = kNever;
-      out.set_reason(j, kResources);
-      part_failed_[p] = 1;
-      uint8_t* __restrict av = avail_.data();
-      const uint8_t* __restrict keep = P.keep.data();
-      for (size_t n = 0; n < nn; ++n) av[n] &= keep[n];
-      continue;
-    }
-    mask_.resize(nn_);
-    {
-      uint8_t* __restrict mk = mask_.data();
-      const uint8_t* __restrict src = rv == kNoIdx ? avail_.data() : v.cluster.node_up.data();
-      const uint8_t* __restrict pm = P.mask.data();
-      for (size_t n = 0; n < nn; ++n) mk[n] = src[n] & pm[n];
-    }
-    SimTime wait = kNever;
-    if (!resv_prepare(j, v.now, v.now + limit, wait)) {
-      out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
-      if (std::isfinite(wait)) wake_special(out, wait);
-      continue;
-    }
-    if (fit(js, free_)) {
-      start(v, j, out, limit);
-      free_sum -= js.gpus;
-      considered_[j] = 2;
-      ++main_starts_;
-      continue;
-    }
-    bool waiting = false;
-    if (try_preempt(v, j, out, waiting)) {
-      start(v, j, out, limit);
-      free_sum -= js.gpus;
-      considered_[j] = 2;
-      ++main_starts_;
-      continue;
+    } else {
+      mask_.resize(nn_);
+      {
+        uint8_t* __restrict mk = mask_.data();
+        const uint8_t* __restrict src = rv == kNoIdx ? avail_.data() : v.cluster.node_up.data();
+        const uint8_t* __restrict pm = P.mask.data();
+        for (size_t n = 0; n < nn; ++n) mk[n] = src[n] & pm[n];
+      }
+      SimTime wait = kNever;
+      if (!resv_prepare(j, v.now, v.now + limit, wait)) {
+        out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
+        if (std::isfinite(wait)) wake_special(out, wait);
+        continue;
+      }
+      bool waiting = false;
+      if (fit(js, free_) || try_preempt(v, j, out, waiting)) {
+        start(v, j, out, limit);
+        free_sum -= js.gpus;
+        considered_[j] = 2;
+        ++main_starts_;
+        continue;
+      }
     }
     out.set_reason(j, kResources);
     if (adj_on_ && !resv_blocked_ && place(js, free_)) resv_blocked_ = true;
@@ -2047,7 +2027,6 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       const uint8_t* __restrict keep = P.keep.data();
       for (size_t n = 0; n < nn; ++n) av[n] &= keep[n];
     }
-    (void)waiting;
   }
 }
 
@@ -2167,11 +2146,6 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
   return true;
 }
 
-// will_run for a job that fits wherever its mask holds enough GPUs (sum_decides: whole-node
-// free GPU counts add up, no node count, no reservation adjustments): the first release level
-// whose projected sum over the mask reaches the job's GPUs is the one where will_run's fit()
-// first succeeds, so that level gives the same start. The placement (shares_) is computed only
-// when the caller needs it (place_lazy), from the same projection will_run would have built.
 // Where every capacity, free count and release is 0 or 1 GPU on a node (1-GPU nodes), the
 // levels are node bitsets built by ORs alone; false (nothing usable built) where that fails.
 bool SlurmModel::build_plan_ones(const Snapshot& v) {
@@ -2239,6 +2213,11 @@ void SlurmModel::caps_refresh(const Snapshot& v) {
   cap_planes_ = 0;
 }
 
+// will_run for a job that fits wherever its mask holds enough GPUs (sum_decides: whole-node
+// free GPU counts add up, no node count, no reservation adjustments): the first release level
+// whose projected sum over the mask reaches the job's GPUs is the one where will_run's fit()
+// first succeeds, so that level gives the same start. The placement (shares_) is computed only
+// when the caller needs it (place_lazy), from the same projection will_run would have built.
 void SlurmModel::build_plan(const Snapshot& v) {
   plan_ok_ = true;
   planes_ = 0;
@@ -2313,13 +2292,11 @@ void SlurmModel::build_plan(const Snapshot& v) {
   planes_ = planes;
 }
 
-// end_max_ and the groups exactly as will_run forms them (ReleaseGroups) for a job whose mask
-// meets every running job.
+// end_max_, and grp_k_: the groups exactly as will_run forms them (ReleaseGroups) for a job
+// whose mask meets every running job, which will_run_fast checks: the levels it tests.
 void SlurmModel::plan_groups(const Snapshot& v) {
   const size_t ne = ends_.size();
   end_max_ = ne > 0 ? std::max(v.now, ends_.back().t) : v.now;
-  // The groups exactly as will_run forms them (ReleaseGroups) for a job whose mask meets every
-  // running job, which will_run_fast checks: the levels it tests.
   grp_k_.assign(1, 0);
   size_t next_k = 0;  // ends released so far
   auto release = [&](size_t k) {
@@ -2348,7 +2325,7 @@ int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_sta
   const size_t ne = lvl_t_.size() - 1;
   while (kx < ne && lvl_t_[kx + 1] <= later_start) ++kx;
   if (plan_sum(level(kx)) >= gpus) return 0;
-  if (plan_sum(level(grp_k_.back())) < gpus || (cap_needed_ && plan_sum(cap_bits_.data()) < gpus)) return 1;  // no answer
+  if (!plan_fits_ever(gpus)) return 1;  // no answer
   // An answer is the end time of a released job (or now + 1), so it is within the window when
   // every job ends within it.
   if (end_max_ <= window_end) return 1;
@@ -2365,9 +2342,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     expand_bits(mbits_, mask_);
     return will_run(v, cur_bf_job_, js, start_s);
   }
-  // Sums only grow from level to level: the last tested level says whether any does.
-  if (plan_sum(level(grp_k_.back())) < js.gpus) return false;
-  if (cap_needed_ && plan_sum(cap_bits_.data()) < js.gpus) return false;  // not even an empty map holds it
+  if (!plan_fits_ever(js.gpus)) return false;
   lazy_ok_ = true;
   if (plan_sum(level(0)) >= js.gpus) {
     lazy_k_ = 0;
