@@ -343,7 +343,15 @@ class SlurmModel final : public Scheduler {
   // Out of line: inlined into sort_queue's per-job loop it costs that loop registers.
   [[gnu::noinline]] void fair_tree_user(uint32_t u) const;
   void fair_tree_level(uint32_t a) const;
-  double priority(const Snapshot& v, JobIdx j) const;
+  double priority(const Snapshot& v, JobIdx j, SimTime at) const;
+  // slurmctld sets a job's priority at submission (priority_p_set) and again for every pending
+  // job when the decay thread runs, every PriorityCalcPeriod (_decay_thread, fair_tree_decay); the
+  // queue is sorted by that stored value in between (spec §3). An epoch is such a recalculation
+  // (or a policy change): a job's priority is computed at max(its queue time, the epoch's time).
+  void prio_epoch(SimTime t) {
+    ++prio_epoch_;
+    prio_epoch_t_ = t;
+  }
   struct PrioTerms;
   void prio_terms(const Snapshot& v, JobIdx j, PrioTerms& c) const;
 
@@ -572,6 +580,10 @@ class SlurmModel final : public Scheduler {
   std::vector<uint32_t> jpart_, jqos_, jassoc_;
   std::vector<int32_t> jnodes_;
   std::vector<double> prio_;
+  std::vector<uint64_t> prio_at_;       // by job: the epoch prio_ was computed in
+  std::vector<SimTime> prio_queued_;    // by job: its queued_s then (a requeue computes afresh)
+  uint64_t prio_epoch_ = 1;
+  SimTime prio_epoch_t_ = -kNever;
   std::vector<SimTime> planned_, acc_from_;
   std::vector<uint8_t> considered_;
 
@@ -859,6 +871,8 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   jassoc_.assign(nj, 0);
   jnodes_.assign(nj, 1);
   prio_.assign(nj, 0);
+  prio_at_.assign(nj, 0);
+  prio_queued_.assign(nj, kNever);
   prio_terms_.assign(nj, PrioTerms{});
   queue_mark_.assign(nj, 0);
   {
@@ -1291,6 +1305,7 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
   last_calc_s_ = now;
   fs_dirty_ = true;
   ++fs_epoch_;
+  prio_epoch(now);
 }
 
 void SlurmModel::fairshare() const {
@@ -1534,7 +1549,7 @@ void SlurmModel::fair_tree_user(uint32_t u) const {
   assoc_[u].fs = ft_users_ ? (users - static_cast<double>(seen)) / users : 0;
 }
 
-double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
+double SlurmModel::priority(const Snapshot& v, JobIdx j, SimTime at) const {
   const auto& pr = cfg_.prio;
   const JobSpec& js = v.jobs[j];
   if (pr.type == PriorityType::Basic) {
@@ -1543,7 +1558,7 @@ double SlurmModel::priority(const Snapshot& v, JobIdx j) const {
   }
   const JobRun& r = v.runs[j];
   const SimTime accrue = std::max(r.queued_s, begin_time(v, j));  // accrue starts at eligibility
-  const double age = pr.max_age_s > 0 ? std::clamp((v.now - accrue) / pr.max_age_s, 0.0, 1.0) : 1.0;
+  const double age = pr.max_age_s > 0 ? std::clamp((at - accrue) / pr.max_age_s, 0.0, 1.0) : 1.0;
   PrioTerms& c = prio_terms_[j];
   if (c.gen != prio_gen_) prio_terms(v, j, c);
   double P = js.priority /* site factor */ + pr.weight_age * age + pr.weight_fairshare * assoc_[jassoc_[j]].fs + c.size +
@@ -1733,6 +1748,15 @@ void SlurmModel::sort_queue(const Snapshot& v) {
     if (gone_any && jgone_[j]) continue;  // association deleted: cancelled in this pass
     mark[j] = queued;
     ++n;
+    // The stored priority stands until the next epoch (see prio_epoch); a requeued job is a new
+    // submission.
+    const SimTime qs = v.runs[j].queued_s;
+    if (prio_at_[j] == prio_epoch_ && prio_queued_[j] == qs) {
+      if (prio[j] != prio[j]) total = false;
+      continue;
+    }
+    prio_at_[j] = prio_epoch_;
+    prio_queued_[j] = qs;
     if (fs_users) {
       const uint32_t a = jassoc_[j];
       if (fs_at_[a] != fs_epoch_) {
@@ -1742,7 +1766,7 @@ void SlurmModel::sort_queue(const Snapshot& v) {
     } else if (fs_all) {
       ensure_fs();
     }
-    const double P = priority(v, j);
+    const double P = priority(v, j, std::max(qs, prio_epoch_t_));
     prio[j] = P;
     if (P != P) total = false;  // NaN: not a total order
   }

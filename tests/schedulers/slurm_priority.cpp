@@ -33,12 +33,43 @@ TEST_CASE("slurm §3: age factor grows to PriorityMaxAge; every weight defaults 
   SlurmConfig c = mf();
   c.prio.weight_age = 1000;
   c.prio.max_age_s = 1000;
-  auto r = run(c, {{1, 0, 100, 100, 8}, {2, 1, 10, 10, 8}}, 1);
-  // Job 2 waits from 1 to 100: its last priority was computed at t=100: floor(1000*99/1000).
-  CHECK(r->priority(2) == 99);
+  // Job 2 waits from 1 to 400. Its priority is set at submission (age 0: clamped to 1) and again
+  // by the decay pass at 300 (PriorityCalcPeriod 5 min after the first at 0): floor(1000*299/1000).
+  auto r = run(c, {{1, 0, 400, 400, 8}, {2, 1, 10, 10, 8}}, 1);
+  CHECK(r->priority(2) == 299);
+  // Waiting from 1 to 100, no decay pass ran: the submission's value stands.
+  auto s = run(c, {{1, 0, 100, 100, 8}, {2, 1, 10, 10, 8}}, 1);
+  CHECK(s->priority(2) == 1);
+  c.prio.max_age_s = 100;  // capped at PriorityMaxAge
+  auto m = run(c, {{1, 0, 400, 400, 8}, {2, 1, 10, 10, 8}}, 1);
+  CHECK(m->priority(2) == 1000);
   SlurmConfig z = mf();
   auto q = run(z, {{1, 0, 100, 100, 8}, {2, 1, 10, 10, 8}}, 1);
   CHECK(q->priority(2) == 1);  // all weights 0: clamped to 1
+}
+
+TEST_CASE("slurm §3: the queue is sorted by the priority set at submission until the next decay pass",
+          "[slurm][priority]") {
+  // priority_p_set at submission, _decay_thread every PriorityCalcPeriod: a job's age counts only
+  // from the decay pass on. Job 2 (QOS lo, factor 0) queues at 1, job 3 (QOS hi: +100) at 200.
+  SlurmConfig c = mf();
+  c.prio.weight_age = 1000;
+  c.prio.max_age_s = 1000;
+  c.prio.weight_qos = 100;
+  c.qos = {qos("lo", 0), qos("hi", 10)};
+  // The node frees at 280, before the decay pass at 300: job 2 still holds its submission value
+  // (1) and job 3 its own (100), so job 3 goes first (recomputed at 280, job 2's 279 would win).
+  auto r = run(c, {{1, 0, 280, 280, 8}, {2, 1, 10, 10, 8, 0, "u1", "lo"}, {3, 200, 10, 10, 8, 0, "u1", "hi"}}, 1);
+  CHECK(r->priority(2) == 1);
+  CHECK(r->priority(3) == 100);
+  CHECK(r->start(3) == 280);
+  CHECK(r->start(2) == 290);
+  // Freed at 400, after the decay pass at 300: 299 against 100 + 100, job 2 first.
+  auto s = run(c, {{1, 0, 400, 400, 8}, {2, 1, 10, 10, 8, 0, "u1", "lo"}, {3, 200, 10, 10, 8, 0, "u1", "hi"}}, 1);
+  CHECK(s->priority(2) == 299);
+  CHECK(s->priority(3) == 200);
+  CHECK(s->start(2) == 400);
+  CHECK(s->start(3) == 410);
 }
 
 TEST_CASE("slurm §3: priority/basic (22.05 default) keeps FIFO regardless of QOS", "[slurm][priority]") {
