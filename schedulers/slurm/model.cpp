@@ -91,13 +91,35 @@ inline int popcount64(uint64_t x) {
 #endif
 }
 
+// Bit k: byte k of p[0..8) is not 0 (SWAR: a byte's high bit after the add says "not 0", the
+// multiply gathers the 8 high bits into the top byte).
+inline uint64_t pack8_nonzero(const uint8_t* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native != std::endian::little) x = __builtin_bswap64(x);
+  const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL;
+  const uint64_t hi = (((x & lo7) + lo7) | x) & ~lo7;
+  return ((hi >> 7) * 0x0102040810204080ULL) >> 56;
+}
+
 // A node bitset (64 nodes a word, (n + 63) / 64 words at out) of the nodes whose value is not 0.
+// Wider values are narrowed to bytes first (a loop the compiler vectorizes).
 template <class T>
 void pack_nonzero(const T* __restrict src, size_t n, uint64_t* __restrict out) {
+  alignas(8) uint8_t buf[64];
   for (size_t w = 0; w * 64 < n; ++w) {
+    const size_t n0 = w * 64, m = std::min<size_t>(64, n - n0);
+    const uint8_t* b;
+    if constexpr (sizeof(T) == 1) {
+      b = reinterpret_cast<const uint8_t*>(src + n0);
+    } else {
+      for (size_t i = 0; i < m; ++i) buf[i] = src[n0 + i] != 0;
+      b = buf;
+    }
     uint64_t word = 0;
-    const size_t n0 = w * 64, n1 = std::min(n, n0 + 64);
-    for (size_t i = n0; i < n1; ++i) word |= static_cast<uint64_t>(src[i] != 0) << (i - n0);
+    size_t i = 0;
+    for (; i + 8 <= m; i += 8) word |= pack8_nonzero(b + i) << i;
+    for (; i < m; ++i) word |= static_cast<uint64_t>(b[i] != 0) << i;
     out[w] = word;
   }
 }
@@ -465,7 +487,8 @@ class SlurmModel final : public Scheduler {
   bool build_plan_ones(const Snapshot& v);
   template <class Add>
   bool fill_levels(const Snapshot& v, size_t per, Add&& add);
-  void caps_refresh(const Snapshot& v);
+  bool caps_refresh(const Snapshot& v);
+  bool plan_reusable() const;
   void plan_groups(const Snapshot& v);
   const uint64_t* level(size_t k) const { return lvl_bits_.data() + k * static_cast<size_t>(planes_) * nw_; }
   [[gnu::always_inline]] int64_t plan_sum(const uint64_t* planes) const {
@@ -486,6 +509,8 @@ class SlurmModel final : public Scheduler {
   }
   bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
   int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
+  bool retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
+                      SimTime window_end, size_t& kx);
   // The first level whose later ends all end after x: ends_ is in end time order.
   size_t first_after(SimTime x) const { return static_cast<size_t>(std::upper_bound(lvl_t_.begin() + 1, lvl_t_.end(), x) - lvl_t_.begin()) - 1; }
   // Walks ends_ in ReleaseGroups' groups: release(k) frees the k-th end for the tested job and
@@ -583,6 +608,7 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> prio_at_;       // by job: the epoch prio_ was computed in
   std::vector<SimTime> prio_queued_;    // by job: its queued_s then (a requeue computes afresh)
   uint64_t prio_epoch_ = 1;
+  double reset_period_s_ = 0;  // PriorityUsageResetPeriod in seconds (0: NONE or NOW)
   SimTime prio_epoch_t_ = -kNever;
   std::vector<SimTime> planned_, acc_from_;
   std::vector<uint8_t> considered_;
@@ -671,6 +697,10 @@ class SlurmModel final : public Scheduler {
   std::vector<int32_t> cap_src_;
   int32_t cap_max_ = 0, cap_min_ = 0; // range of cap_src_
   bool plan_ok_ = false;              // built for the current free_ and ends_
+  // The inputs of the last plan built from running jobs only (plan_reusable).
+  bool plan_key_ok_ = false;
+  std::vector<EndRec> plan_ends_;
+  std::vector<int32_t> plan_free_;
   uint32_t lazy_k_ = 0;               // will_run_fast's answer (a level), placed only when needed
   bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run placed)
   std::vector<uint64_t> run_bits_;    // nodes of the running jobs in the plan
@@ -737,6 +767,10 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   wl_ = &wl;
   cluster_ = &cluster;
   file_ = file;
+  {
+    const std::string& u = cfg_.prio.usage_reset_period;  // lower case (config readers)
+    reset_period_s_ = u == "daily" ? 86400 : u == "weekly" ? 7 * 86400 : u == "monthly" ? 30 * 86400 : u == "quarterly" ? 91 * 86400 : u == "yearly" ? 365 * 86400 : 0;
+  }
   nn_ = cluster.nodes();
   cluster_gpus_ = cluster.total_gpus();
   max_node_gpus_ = std::max<int32_t>(1, cluster.max_node_gpus());
@@ -1291,12 +1325,7 @@ void SlurmModel::recalc_usage(const Snapshot& v) {
     for (int t = 0; t < kTres; ++t) pend_qos_[q * kTres + t] = 0;
   }
   // PriorityUsageResetPeriod: usage starts from zero at each period boundary.
-  double period = 0;
-  if (pr.usage_reset_period == "daily") period = 86400;
-  else if (pr.usage_reset_period == "weekly") period = 7 * 86400;
-  else if (pr.usage_reset_period == "monthly") period = 30 * 86400;
-  else if (pr.usage_reset_period == "quarterly") period = 91 * 86400;
-  else if (pr.usage_reset_period == "yearly") period = 365 * 86400;
+  const double period = reset_period_s_;
   if (period > 0 && std::floor(now / period) > std::floor(last_reset_s_ / period)) {
     std::fill(usage_.begin(), usage_.end(), 0.0);
     for (auto& q : qos_) q.usage_gpu_s = q.usage_node_s = q.usage_cpu_s = 0;
@@ -2228,13 +2257,26 @@ bool SlurmModel::fill_levels(const Snapshot& v, size_t per, Add&& add) {
 
 // Capacities rarely change: a copy is kept with its range; the capacity planes are rebuilt when
 // it changes (cap_planes_ = 0).
-void SlurmModel::caps_refresh(const Snapshot& v) {
+bool SlurmModel::caps_refresh(const Snapshot& v) {
   const auto& cg = v.cluster.capacity_gpus;
-  if (std::equal(cap_src_.begin(), cap_src_.end(), cg.begin(), cg.end())) return;
+  if (std::equal(cap_src_.begin(), cap_src_.end(), cg.begin(), cg.end())) return false;
   cap_src_.assign(cg.begin(), cg.end());
   cap_max_ = cap_src_.empty() ? 0 : *std::max_element(cap_src_.begin(), cap_src_.end());
   cap_min_ = cap_src_.empty() ? 0 : *std::min_element(cap_src_.begin(), cap_src_.end());
   cap_planes_ = 0;
+  return true;
+}
+
+// A backfill cycle after submissions only sees the running jobs, their ends and the free GPUs
+// of the cycle before: the plan built then is this one (only level 0's time moves to now).
+bool SlurmModel::plan_reusable() const {
+  if (!plan_key_ok_ || ends_.size() != plan_ends_.size() || free_ != plan_free_) return false;
+  for (size_t k = 0; k < ends_.size(); ++k) {
+    const EndRec& a = ends_[k];
+    const EndRec& b = plan_ends_[k];
+    if (a.cnt != 0 || a.t != b.t || a.job != b.job) return false;
+  }
+  return true;
 }
 
 // will_run for a job that fits wherever its mask holds enough GPUs (sum_decides: whole-node
@@ -2244,8 +2286,17 @@ void SlurmModel::caps_refresh(const Snapshot& v) {
 // when the caller needs it (place_lazy), from the same projection will_run would have built.
 void SlurmModel::build_plan(const Snapshot& v) {
   plan_ok_ = true;
+  if (!caps_refresh(v) && plan_reusable()) {
+    if (!lvl_t_.empty()) lvl_t_[0] = v.now;
+    end_max_ = ends_.empty() ? v.now : std::max(v.now, ends_.back().t);
+    return;
+  }
+  plan_key_ok_ = std::none_of(ends_.begin(), ends_.end(), [](const EndRec& e) { return e.cnt != 0; });
+  if (plan_key_ok_) {
+    plan_ends_ = ends_;
+    plan_free_ = free_;
+  }
   planes_ = 0;
-  caps_refresh(v);
   if (build_plan_ones(v)) {
     plan_groups(v);
     planes_ = 1;
@@ -2343,6 +2394,24 @@ void SlurmModel::plan_groups(const Snapshot& v) {
 // end tells (-1: no reservation). 0: will_run_fast must answer. Level k holds the ends before
 // index k; ends at index k or later all end after time x when k = first_after(x).
 // kx: first_after of an earlier later_start of the same test (they only grow), or 0.
+bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
+                                SimTime window_end, size_t& kx) {
+  if (!plan_ok_) build_plan(v);
+  if (planes_ == 0 || end_max_ > window_end) return false;
+  const size_t ne = lvl_t_.size() - 1;
+  while (kx < ne && lvl_t_[kx + 1] <= later_start) ++kx;
+  uint64_t* __restrict mb = mbits_.data();
+  const uint64_t* __restrict ab = avail_bits_.data();
+  const uint64_t* __restrict sm = slice_mask_.data() + slice * nw_;
+  if (nw_ == 2) {
+    mb[0] = sm[0] & ab[0] & pbits[0];
+    mb[1] = sm[1] & ab[1] & pbits[1];
+  } else {
+    for (size_t w = 0; w < nw_; ++w) mb[w] = sm[w] & ab[w] & pbits[w];
+  }
+  return plan_sum(level(kx)) < gpus;
+}
+
 int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) return 0;
@@ -2545,6 +2614,13 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
       uint64_t* __restrict acc = accw_.data();
       later_start = 0;
       if (first != kNoIdx && slices_[first].next != kNoIdx) later_start = slices_[first].end;
+      // The first slice alone bounds the mask (the walk only ANDs more in): when even it cannot
+      // hold the job by later_start, retry_by_sums would answer 1 (every end within the window),
+      // so the walk is skipped.
+      if (fast && later_start > 0 && retry_on_slice(v, js.gpus, first, pbits, later_start, v.now + sp.bf_window_s, kx)) {
+        start_res = later_start;
+        continue;
+      }
       if (nw_ == 2) {  // up to 128 nodes: the common case, in registers
         uint64_t a0 = ~uint64_t{0}, a1 = ~uint64_t{0};
         const uint64_t* sm = slice_mask_.data();
