@@ -656,7 +656,8 @@ class SlurmModel final : public Scheduler {
   uint64_t ev_last_ = UINT64_MAX;
   std::vector<SimTime> specials_;
   bool mins_blocked_prev_ = false;  // a time-dependent condition (exempt time, begin) expires then
-  std::vector<JobIdx> order_main_, order_bf_;  // a job waits on a GrpTRESMins limit: decay may free it
+  std::vector<JobIdx> order_main_, order_bf_;
+  uint64_t ep_main_ = 0, ep_bf_ = 0;  // prio_epoch_ when order_main_ / order_bf_ were taken  // a job waits on a GrpTRESMins limit: decay may free it
   SimTime resv_next_free_ = kNever;
   std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
   JobIdx cur_bf_job_ = 0;  // the job backfill tests
@@ -2794,8 +2795,10 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   const bool basic = cfg_.prio.type == PriorityType::Basic;
   const bool quiet_main = !event_pass && time_ok && events_ == ev_main_ && v.cluster.total_up_gpus == up_main_;
   const bool quiet_bf = !event_pass && time_ok && events_ == ev_bf_ && v.cluster.total_up_gpus == up_bf_;
-  bool run_main = event_pass || (full && !(quiet_main && basic));
-  bool run_bf = bf && !(quiet_bf && basic);
+  // Without events the queue holds the same jobs, and priorities move only at an epoch (a decay
+  // pass or a policy change, see prio_epoch): the order is the last one, no need to sort.
+  bool run_main = event_pass || (full && !(quiet_main && (basic || prio_epoch_ == ep_main_)));
+  bool run_bf = bf && !(quiet_bf && (basic || prio_epoch_ == ep_bf_));
   if (run_main || run_bf) {
     sort_queue(v);
     if (run_main && !event_pass && quiet_main && order_ == order_main_) run_main = false;
@@ -2814,12 +2817,12 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     if (run_main && full) {
       ev_main_ = acted ? UINT64_MAX : events_;
       up_main_ = v.cluster.total_up_gpus;
-      if (!basic) order_main_ = order_;
+      if (!basic) order_main_ = order_, ep_main_ = prio_epoch_;
     }
     if (run_bf) {
       ev_bf_ = acted ? UINT64_MAX : events_;
       up_bf_ = v.cluster.total_up_gpus;
-      if (!basic) order_bf_ = order_;
+      if (!basic) order_bf_ = order_, ep_bf_ = prio_epoch_;
     }
   }
   mins_blocked_prev_ = mins_blocked_;

@@ -163,7 +163,7 @@ std::shared_ptr<const cfg::ObjectSpec> params_spec() {
       cfg::boolean("fair_tree", true, "Fair Tree fair-share (false = PriorityFlags=NO_FAIR_TREE, classic)"),
       cfg::number("priority_decay_half_life_s", 7 * 86400, "PriorityDecayHalfLife (0 = no decay)").at_least(0).in_unit("s"),
       cfg::number("priority_max_age_s", 7 * 86400, "PriorityMaxAge").at_least(0).in_unit("s"),
-      cfg::number("priority_calc_period_s", 300, "PriorityCalcPeriod: usage and fair-share update period").at_least(1).in_unit("s"),
+      cfg::number("priority_calc_period_s", 300, "PriorityCalcPeriod: usage, fair-share and job priority update period").at_least(1).in_unit("s"),
       cfg::choice("priority_usage_reset_period", {"NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY"}, "NONE",
                   "PriorityUsageResetPeriod"),
       cfg::number("priority_weight_age", 0, "PriorityWeightAge").at_least(0),
