@@ -478,10 +478,12 @@ class SlurmModel final : public Scheduler {
   uint32_t map_split(SimTime t, uint32_t from = 0);
   bool will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s);
   // will_run's fast path (same answers, spec §2): see build_plan().
+  // Without a node count first fit places a job wherever its mask holds enough GPUs (on one
+  // node when one holds them all, else spread), so the sum decides and place_lazy places.
   // Not with a topology plugin: a tree or block placement can refuse a job that the sum admits
   // (--switches, a block level), and it must place the job itself (place_topo).
   bool sum_decides(const JobSpec& js) const {
-    return cfg_.plan_backfill && resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0 && (js.gpus > max_node_gpus_ || max_node_gpus_ == 1);
+    return cfg_.plan_backfill && resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0;
   }
   void build_plan(const Snapshot& v);
   bool build_plan_ones(const Snapshot& v);
