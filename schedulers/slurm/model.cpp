@@ -499,9 +499,27 @@ class SlurmModel final : public Scheduler {
     return plan_sum_any(planes);
   }
   int64_t plan_sum_any(const uint64_t* planes) const {
+    const uint64_t* __restrict m = mbits_.data();
     int64_t s = 0;
+    if (nw_ == 1) {  // up to 64 nodes (multi-GPU clusters), the mask in a register
+      const uint64_t m0 = m[0];
+      auto at = [&](int b) { return static_cast<int64_t>(popcount64(m0 & planes[b])) << b; };
+      switch (planes_) {  // up to 15 GPUs a node unrolled
+        case 4: return at(0) + at(1) + at(2) + at(3);
+        case 3: return at(0) + at(1) + at(2);
+        case 2: return at(0) + at(1);
+        default:
+          for (int b = 0; b < planes_; ++b) s += at(b);
+          return s;
+      }
+    }
+    if (nw_ == 2) {
+      const uint64_t m0 = m[0], m1 = m[1];
+      for (int b = 0; b < planes_; ++b) s += static_cast<int64_t>(popcount64(m0 & planes[2 * b]) + popcount64(m1 & planes[2 * b + 1])) << b;
+      return s;
+    }
     for (int b = 0; b < planes_; ++b)
-      for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(mbits_[w] & planes[b * nw_ + w])) << b;
+      for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(m[w] & planes[b * nw_ + w])) << b;
     return s;
   }
   // Sums only grow from level to level: the last tested level says whether any holds `gpus`
@@ -2409,6 +2427,8 @@ bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice,
   if (nw_ == 2) {
     mb[0] = sm[0] & ab[0] & pbits[0];
     mb[1] = sm[1] & ab[1] & pbits[1];
+  } else if (nw_ == 1) {
+    mb[0] = sm[0] & ab[0] & pbits[0];
   } else {
     for (size_t w = 0; w < nw_; ++w) mb[w] = sm[w] & ab[w] & pbits[w];
   }
@@ -2456,6 +2476,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
       const uint64_t* eb = end_bits_.data() + k * nw_;
       uint64_t any = 0;
       if (nw_ == 2) any = (eb[0] & mbits_[0]) | (eb[1] & mbits_[1]);  // up to 128 nodes
+      else if (nw_ == 1) any = eb[0] & mbits_[0];
       else
         for (size_t w = 0; w < nw_; ++w) any |= eb[w] & mbits_[w];
       next_k = k + 1;
@@ -2522,15 +2543,25 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
       shares_lazy_ = true;
       return true;
     }
-    if (js.gpus <= max_node_gpus_)
-      for (size_t w = 0; w < nw_; ++w)
-        for (uint64_t m = mbits_[w]; m != 0; m &= m - 1) {
-          const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(m));
-          if (value(n) >= js.gpus) {
-            shares_.push_back({static_cast<NodeIdx>(n), js.gpus});
-            return true;
+    // One node holding the job: the first in node order whose value is >= gpus, compared on the
+    // bit planes a word (64 nodes) at a time, from the top plane down.
+    if (js.gpus <= max_node_gpus_ && (js.gpus >> planes_) == 0)
+      for (size_t w = 0; w < nw_; ++w) {
+        uint64_t gt = 0, eq = mbits_[w];
+        for (int b = planes_ - 1; b >= 0 && eq != 0; --b) {
+          const uint64_t pb = P[b * nw_ + w];
+          if ((js.gpus >> b) & 1) {
+            eq &= pb;
+          } else {
+            gt |= eq & pb;
+            eq &= ~pb;
           }
         }
+        if (const uint64_t ge = gt | eq; ge != 0) {
+          shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(ge))), js.gpus});
+          return true;
+        }
+      }
     int32_t need = js.gpus;
     for (size_t w = 0; w < nw_ && need > 0; ++w)
       for (uint64_t m = mbits_[w]; m != 0 && need > 0; m &= m - 1) {
@@ -2634,6 +2665,14 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         }
         acc[0] = a0;
         acc[1] = a1;
+      } else if (nw_ == 1) {  // up to 64 nodes
+        uint64_t a0 = ~uint64_t{0};
+        const uint64_t* sm = slice_mask_.data();
+        for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
+          if (slices_[i].begin > end_time) break;
+          a0 &= sm[i];
+        }
+        acc[0] = a0;
       } else {
         for (size_t w = 0; w < nw_; ++w) acc[w] = ~uint64_t{0};
         for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
@@ -2648,6 +2687,8 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         if (nw_ == 2) {
           mb[0] = acc[0] & ab[0] & pbits[0];
           mb[1] = acc[1] & ab[1] & pbits[1];
+        } else if (nw_ == 1) {
+          mb[0] = acc[0] & ab[0] & pbits[0];
         } else {
           for (size_t w = 0; w < nw_; ++w) mb[w] = acc[w] & ab[w] & pbits[w];
         }
