@@ -2,8 +2,9 @@
 // fair-share and job size, main loop + backfill) and under easy_backfill, and prints jobs/s and
 // their ratio. Target (issue 3): slurm within 3x of easy_backfill. Figures only, never asserted.
 //
-//   bench_slurm [TRACE.swf] [--reps N] [--max-jobs N] [--only slurm|easy_backfill]
-// --only runs one model (for instruction counts under valgrind --tool=callgrind).
+//   bench_slurm [TRACE.swf] [--reps N] [--max-jobs N] [--only slurm|easy_backfill] [--shape NxG]
+// --only runs one model (for instruction counts under valgrind --tool=callgrind); --shape
+// replays on N nodes of G GPUs (default 100x1, KTH's own; 13x8 is a quant cluster's shape).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -20,19 +21,26 @@ int main(int argc, char** argv) {
   int reps = 3;
   size_t max_jobs = 0;
   std::string only;
+  int nodes = 100, gpus = 1;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--max-jobs") && i + 1 < argc) max_jobs = static_cast<size_t>(std::atoll(argv[++i]));
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--shape") && i + 1 < argc) {
+      if (std::sscanf(argv[++i], "%dx%d", &nodes, &gpus) != 2 || nodes < 1 || gpus < 1) {
+        std::fprintf(stderr, "bench_slurm: --shape %s: expected NODESxGPUS, e.g. 13x8\n", argv[i]);
+        return 2;
+      }
+    }
     else path = argv[i];
   }
   traces::ReadOptions ro;
   ro.max_jobs = max_jobs;
   auto data = traces::read_trace(path, traces::Format::Swf, ro);
   const Workload& w = data.workload;
-  const ClusterConfig cl = uniform_cluster("sp", 100, 1);
+  const ClusterConfig cl = uniform_cluster("sp", nodes, gpus);
   const double jobs = static_cast<double>(w.jobs.size());
-  std::printf("trace %s: %zu jobs, 100 nodes x 1 GPU, best of %d\n", path.c_str(), w.jobs.size(), reps);
+  std::printf("trace %s: %zu jobs, %d nodes x %d GPU, best of %d\n", path.c_str(), w.jobs.size(), nodes, gpus, reps);
   std::printf("%-16s %12s %12s %10s %14s\n", "model", "jobs/s", "events/s", "passes", "mean_wait_s");
   const cfg::json slurm_block = {{"type", "slurm"},
                                  {"priority_type", "multifactor"},

@@ -513,10 +513,17 @@ class SlurmModel final : public Scheduler {
           return s;
       }
     }
-    if (nw_ == 2) {
+    if (nw_ == 2) {  // up to 128 nodes
       const uint64_t m0 = m[0], m1 = m[1];
-      for (int b = 0; b < planes_; ++b) s += static_cast<int64_t>(popcount64(m0 & planes[2 * b]) + popcount64(m1 & planes[2 * b + 1])) << b;
-      return s;
+      auto at = [&](int b) { return static_cast<int64_t>(popcount64(m0 & planes[2 * b]) + popcount64(m1 & planes[2 * b + 1])) << b; };
+      switch (planes_) {
+        case 4: return at(0) + at(1) + at(2) + at(3);
+        case 3: return at(0) + at(1) + at(2);
+        case 2: return at(0) + at(1);
+        default:
+          for (int b = 0; b < planes_; ++b) s += at(b);
+          return s;
+      }
     }
     for (int b = 0; b < planes_; ++b)
       for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(m[w] & planes[b * nw_ + w])) << b;

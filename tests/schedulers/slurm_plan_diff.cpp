@@ -54,7 +54,9 @@ TEST_CASE("slurm §2: the backfill release plan answers as the plain will_run wa
   const Shape shapes[] = {
       {8, 1, 86400, false},   // node bitsets, one word
       {6, 4, 86400, true},    // 3 bit planes
+      {13, 8, 86400, true},   // 4 bit planes (quant nodes of 8 GPUs)
       {70, 1, 3600, true},    // two words; ends past a 1 h window
+      {90, 4, 86400, true},   // two words, 3 planes
       {140, 2, 86400, false}  // three words, 2 planes
   };
   for (const auto& sh : shapes)
