@@ -534,7 +534,7 @@ class SlurmModel final : public Scheduler {
   bool plan_fits_ever(int64_t gpus) const {
     return plan_sum(level(grp_k_.back())) >= gpus && !(cap_needed_ && plan_sum(cap_bits_.data()) < gpus);
   }
-  bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  [[gnu::always_inline]] inline bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
   int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
   bool retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
                       SimTime window_end, size_t& kx);
