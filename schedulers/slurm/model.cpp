@@ -493,6 +493,19 @@ class SlurmModel final : public Scheduler {
   bool plan_reusable() const;
   void plan_groups(const Snapshot& v);
   const uint64_t* level(size_t k) const { return lvl_bits_.data() + k * static_cast<size_t>(planes_) * nw_; }
+  // mbits_ = nodes (a bitset) & the pass's available nodes & the partition's (pbits).
+  [[gnu::always_inline]] void set_mbits(const uint64_t* __restrict nodes, const uint64_t* __restrict pbits) {
+    uint64_t* __restrict mb = mbits_.data();
+    const uint64_t* __restrict ab = avail_bits_.data();
+    if (nw_ == 2) {  // up to 128 nodes
+      mb[0] = nodes[0] & ab[0] & pbits[0];
+      mb[1] = nodes[1] & ab[1] & pbits[1];
+    } else if (nw_ == 1) {
+      mb[0] = nodes[0] & ab[0] & pbits[0];
+    } else {
+      for (size_t w = 0; w < nw_; ++w) mb[w] = nodes[w] & ab[w] & pbits[w];
+    }
+  }
   [[gnu::always_inline]] int64_t plan_sum(const uint64_t* planes) const {
     const uint64_t* m = mbits_.data();
     if (planes_ == 1 && nw_ == 2) return popcount64(m[0] & planes[0]) + popcount64(m[1] & planes[1]);
@@ -2428,17 +2441,7 @@ bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice,
   if (planes_ == 0 || end_max_ > window_end) return false;
   const size_t ne = lvl_t_.size() - 1;
   while (kx < ne && lvl_t_[kx + 1] <= later_start) ++kx;
-  uint64_t* __restrict mb = mbits_.data();
-  const uint64_t* __restrict ab = avail_bits_.data();
-  const uint64_t* __restrict sm = slice_mask_.data() + slice * nw_;
-  if (nw_ == 2) {
-    mb[0] = sm[0] & ab[0] & pbits[0];
-    mb[1] = sm[1] & ab[1] & pbits[1];
-  } else if (nw_ == 1) {
-    mb[0] = sm[0] & ab[0] & pbits[0];
-  } else {
-    for (size_t w = 0; w < nw_; ++w) mb[w] = sm[w] & ab[w] & pbits[w];
-  }
+  set_mbits(slice_mask_.data() + slice * nw_, pbits);
   return plan_sum(level(kx)) < gpus;
 }
 
@@ -2689,16 +2692,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
         }
       }
       if (fast) {
-        uint64_t* __restrict mb = mbits_.data();
-        const uint64_t* __restrict ab = avail_bits_.data();
-        if (nw_ == 2) {
-          mb[0] = acc[0] & ab[0] & pbits[0];
-          mb[1] = acc[1] & ab[1] & pbits[1];
-        } else if (nw_ == 1) {
-          mb[0] = acc[0] & ab[0] & pbits[0];
-        } else {
-          for (size_t w = 0; w < nw_; ++w) mb[w] = acc[w] & ab[w] & pbits[w];
-        }
+        set_mbits(acc, pbits);
       } else {
         expand_bits(accw_, mask_);
         const size_t nn = nn_;
