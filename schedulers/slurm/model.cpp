@@ -692,12 +692,12 @@ class SlurmModel final : public Scheduler {
   uint64_t events_ = 0, ev_main_ = UINT64_MAX, ev_bf_ = UINT64_MAX;
   SimTime last_main_s_ = -kNever;  // the last main pass (batch_sched_delay counts from it)
   int64_t up_main_ = -1, up_bf_ = -1;
-  SimTime unskip_s_ = kNever;
+  SimTime unskip_s_ = kNever;  // a time-dependent condition (exempt time, begin) expires then
   uint64_t ev_last_ = UINT64_MAX;
   std::vector<SimTime> specials_;
-  bool mins_blocked_prev_ = false;  // a time-dependent condition (exempt time, begin) expires then
+  bool mins_blocked_prev_ = false;  // a job waits on a GrpTRESMins limit: decay may free it
   std::vector<JobIdx> order_main_, order_bf_;
-  uint64_t ep_main_ = 0, ep_bf_ = 0;  // prio_epoch_ when order_main_ / order_bf_ were taken  // a job waits on a GrpTRESMins limit: decay may free it
+  uint64_t ep_main_ = 0, ep_bf_ = 0;  // prio_epoch_ when order_main_ / order_bf_ were taken
   SimTime resv_next_free_ = kNever;
   std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
   JobIdx cur_bf_job_ = 0;  // the job backfill tests
@@ -2435,16 +2435,6 @@ void SlurmModel::plan_groups(const Snapshot& v) {
 // end tells (-1: no reservation). 0: will_run_fast must answer. Level k holds the ends before
 // index k; ends at index k or later all end after time x when k = first_after(x).
 // kx: first_after of an earlier later_start of the same test (they only grow), or 0.
-bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
-                                SimTime window_end, size_t& kx) {
-  if (!plan_ok_) build_plan(v);
-  if (planes_ == 0 || end_max_ > window_end) return false;
-  const size_t ne = lvl_t_.size() - 1;
-  while (kx < ne && lvl_t_[kx + 1] <= later_start) ++kx;
-  set_mbits(slice_mask_.data() + slice * nw_, pbits);
-  return plan_sum(level(kx)) < gpus;
-}
-
 int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) return 0;
@@ -2459,6 +2449,20 @@ int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_sta
   // group may be skipped, and will_run_fast may have no answer: then it must say.)
   if (ends_.size() <= 201 && plan_sum(level(first_after(window_end))) < gpus) return -1;
   return 0;
+}
+
+// Before the mask walk of a backfill retry: the mask is the AND of the slices over the job's
+// time, so the first slice alone bounds it. When even that bound holds fewer than `gpus` GPUs
+// with every job ending by later_start released, and every job ends within the window,
+// retry_by_sums would answer 1 on the real mask: retry (true) without walking.
+bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
+                                SimTime window_end, size_t& kx) {
+  if (!plan_ok_) build_plan(v);
+  if (planes_ == 0 || end_max_ > window_end) return false;
+  const size_t ne = lvl_t_.size() - 1;
+  while (kx < ne && lvl_t_[kx + 1] <= later_start) ++kx;
+  set_mbits(slice_mask_.data() + slice * nw_, pbits);
+  return plan_sum(level(kx)) < gpus;
 }
 
 bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
