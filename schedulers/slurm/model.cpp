@@ -511,33 +511,31 @@ class SlurmModel final : public Scheduler {
     if (planes_ == 1 && nw_ == 2) return popcount64(m[0] & planes[0]) + popcount64(m[1] & planes[1]);
     return plan_sum_any(planes);
   }
+  // The sum over the planes of at(b), unrolled up to 4 planes (nodes of up to 15 GPUs).
+  template <class At>
+  int64_t sum_planes(At&& at) const {
+    switch (planes_) {
+      case 4: return at(0) + at(1) + at(2) + at(3);
+      case 3: return at(0) + at(1) + at(2);
+      case 2: return at(0) + at(1);
+      default: {
+        int64_t s = 0;
+        for (int b = 0; b < planes_; ++b) s += at(b);
+        return s;
+      }
+    }
+  }
   int64_t plan_sum_any(const uint64_t* planes) const {
     const uint64_t* __restrict m = mbits_.data();
-    int64_t s = 0;
     if (nw_ == 1) {  // up to 64 nodes (multi-GPU clusters), the mask in a register
       const uint64_t m0 = m[0];
-      auto at = [&](int b) { return static_cast<int64_t>(popcount64(m0 & planes[b])) << b; };
-      switch (planes_) {  // up to 15 GPUs a node unrolled
-        case 4: return at(0) + at(1) + at(2) + at(3);
-        case 3: return at(0) + at(1) + at(2);
-        case 2: return at(0) + at(1);
-        default:
-          for (int b = 0; b < planes_; ++b) s += at(b);
-          return s;
-      }
+      return sum_planes([m0, planes](int b) { return static_cast<int64_t>(popcount64(m0 & planes[b])) << b; });
     }
     if (nw_ == 2) {  // up to 128 nodes
       const uint64_t m0 = m[0], m1 = m[1];
-      auto at = [&](int b) { return static_cast<int64_t>(popcount64(m0 & planes[2 * b]) + popcount64(m1 & planes[2 * b + 1])) << b; };
-      switch (planes_) {
-        case 4: return at(0) + at(1) + at(2) + at(3);
-        case 3: return at(0) + at(1) + at(2);
-        case 2: return at(0) + at(1);
-        default:
-          for (int b = 0; b < planes_; ++b) s += at(b);
-          return s;
-      }
+      return sum_planes([m0, m1, planes](int b) { return static_cast<int64_t>(popcount64(m0 & planes[2 * b]) + popcount64(m1 & planes[2 * b + 1])) << b; });
     }
+    int64_t s = 0;
     for (int b = 0; b < planes_; ++b)
       for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(m[w] & planes[b * nw_ + w])) << b;
     return s;
