@@ -551,6 +551,12 @@ class SlurmModel final : public Scheduler {
                       SimTime window_end, size_t& kx);
   // The first level whose later ends all end after x: ends_ is in end time order.
   size_t first_after(SimTime x) const { return static_cast<size_t>(std::upper_bound(lvl_t_.begin() + 1, lvl_t_.end(), x) - lvl_t_.begin()) - 1; }
+  // The same by a walk from k, first_after of an earlier, smaller x (a test's later_starts grow).
+  size_t first_after_from(SimTime x, size_t k) const {
+    const size_t ne = lvl_t_.size() - 1;
+    while (k < ne && lvl_t_[k + 1] <= x) ++k;
+    return k;
+  }
   // Walks ends_ in ReleaseGroups' groups: release(k) frees the k-th end for the tested job and
   // returns false for one it skips (on none of its nodes, or a preemptee released already);
   // test() is asked after each group. On a pass: the last released end and the ends walked.
@@ -2436,8 +2442,7 @@ void SlurmModel::plan_groups(const Snapshot& v) {
 int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) return 0;
-  const size_t ne = lvl_t_.size() - 1;
-  while (kx < ne && lvl_t_[kx + 1] <= later_start) ++kx;
+  kx = first_after_from(later_start, kx);
   if (plan_sum(level(kx)) >= gpus) return 0;
   if (!plan_fits_ever(gpus)) return 1;  // no answer
   // An answer is the end time of a released job (or now + 1), so it is within the window when
@@ -2457,8 +2462,7 @@ bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice,
                                 SimTime window_end, size_t& kx) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0 || end_max_ > window_end) return false;
-  const size_t ne = lvl_t_.size() - 1;
-  while (kx < ne && lvl_t_[kx + 1] <= later_start) ++kx;
+  kx = first_after_from(later_start, kx);
   set_mbits(slice_mask_.data() + slice * nw_, pbits);
   return plan_sum(level(kx)) < gpus;
 }
