@@ -1,7 +1,10 @@
 #pragma once
 // Shared plumbing for the verbs of the `floorsim` binary. Each verb lives in its own
 // verb_<name>.cpp and is listed once in verbs.hpp.
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <boost/program_options.hpp>
@@ -21,6 +24,41 @@ struct UsageError : std::runtime_error {
 bool parse(const Args& args, const std::string& verb, const std::string& usage,
            const po::options_description& options, const po::positional_options_description& positional,
            po::variables_map& vm);
+
+// Count and positive-number options. Boost reads "-1" into an unsigned or size_t option as
+// 4294967295 or 2^64-1, and "nan" or "inf" into a double, and floorsim would go on with that;
+// these value types refuse such input as a usage error: `--NAME is 'V'; expected ...`.
+//   count_value(&n, lo[, hi])  a whole number in [lo, hi], written as digits only
+//   positive_value(&x)         a finite number > 0
+namespace detail {
+uint64_t parse_count(const std::vector<std::string>& tokens, uint64_t lo, uint64_t hi);
+double parse_positive(const std::vector<std::string>& tokens);
+
+template <class T>
+class CountValue final : public po::typed_value<T> {
+ public:
+  CountValue(T* store, T lo, T hi) : po::typed_value<T>(store), lo_(lo), hi_(hi) {}
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override {
+    out = static_cast<T>(parse_count(tokens, static_cast<uint64_t>(lo_), static_cast<uint64_t>(hi_)));
+  }
+
+ private:
+  T lo_, hi_;
+};
+
+class PositiveValue final : public po::typed_value<double> {
+ public:
+  explicit PositiveValue(double* store) : po::typed_value<double>(store) {}
+  void xparse(boost::any& out, const std::vector<std::string>& tokens) const override { out = parse_positive(tokens); }
+};
+}  // namespace detail
+
+template <class T>
+po::typed_value<T>* count_value(T* store, T lo, T hi = std::numeric_limits<T>::max()) {
+  static_assert(std::is_integral_v<T>);  // lo must be >= 0: counts are written as digits only
+  return new detail::CountValue<T>(store, lo, hi);
+}
+inline po::typed_value<double>* positive_value(double* store) { return new detail::PositiveValue(store); }
 
 // True when stderr is a terminal (progress bars only then).
 bool stderr_is_tty();

@@ -18,21 +18,17 @@ int verb_calibrate(const Args& args) {
   po::options_description opt;
   opt.add_options()
       ("out,o", po::value(&out), "calibration JSON to write, atomically (required)")
-      ("paths", po::value(&p.paths)->default_value(p.paths), "Monte Carlo paths")
-      ("assets", po::value(&p.assets)->default_value(p.assets), "correlated GBM assets (1..64)")
-      ("options", po::value(&p.options)->default_value(p.options), "European options in the portfolio, revalued by Black-Scholes on every path")
-      ("seed", po::value(&p.seed)->default_value(p.seed), "random seed (portfolio and paths)")
-      ("threads", po::value(&p.threads)->default_value(p.threads), "CPU threads for the OMP backend (0 = all)");
+      ("paths", count_value(&p.paths, uint64_t{1})->default_value(p.paths), "Monte Carlo paths")
+      ("assets", count_value(&p.assets, 1u, 64u)->default_value(p.assets), "correlated GBM assets (1..64)")
+      ("options", count_value(&p.options, 1u)->default_value(p.options), "European options in the portfolio, revalued by Black-Scholes on every path")
+      ("seed", count_value(&p.seed, uint64_t{0})->default_value(p.seed), "random seed (portfolio and paths)")
+      ("threads", count_value(&p.threads, 0)->default_value(p.threads), "CPU threads for the OMP backend (0 = all)");
   po::positional_options_description pos;
   po::variables_map vm;
   if (!parse(args, "calibrate", "--out calibration.json [--paths N --assets A --options O --seed S --threads T]", opt,
              pos, vm))
     return kExitOk;
   if (out.empty()) throw UsageError("missing --out FILE");
-  if (p.paths < 1) throw UsageError("--paths must be >= 1");
-  if (p.assets < 1 || p.assets > 64) throw UsageError("--assets must be in 1..64");
-  if (p.options < 1) throw UsageError("--options must be >= 1");
-  if (p.threads < 0) throw UsageError("--threads must be >= 0");
   const kernels::Calibration c = kernels::run_calibration(p);
   io::write_file_atomic(out, kernels::calibration_json(c));
   std::cout << "calibrate: " << c.device << (c.threads ? " (" + std::to_string(c.threads) + " threads)" : "") << ": "

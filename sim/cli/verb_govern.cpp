@@ -76,9 +76,9 @@ int verb_lint(const Args& args) {
   bool list = false;
   opts.add_options()("config", po::value(&config), "scenario JSON, slurm.conf, or Kueue YAML")
       ("dump", po::value(&lo.dump)->default_value(""), "sacctmgr dump read with a slurm.conf")
-      ("review-cadence-s", po::value(&lo.review_cadence_s)->default_value(7 * 86400.0), "usage review cadence (rule decay-half-life-off-review-cadence)")
+      ("review-cadence-s", positive_value(&lo.review_cadence_s)->default_value(7 * 86400.0), "usage review cadence (rule decay-half-life-off-review-cadence)")
       ("high-priority", po::value(&lo.high_priority_value)->default_value(1000), "a priority class at or above this value is high")
-      ("max-high-priority", po::value(&lo.max_high_priority_classes)->default_value(2), "high-priority classes allowed")
+      ("max-high-priority", count_value(&lo.max_high_priority_classes, int64_t{0})->default_value(2), "high-priority classes allowed")
       ("format", po::value(&format)->default_value("table"), "table or json")
       ("rules", po::bool_switch(&list)->default_value(false), "list the rules and exit");
   po::positional_options_description pos;
@@ -91,7 +91,6 @@ int verb_lint(const Args& args) {
   }
   if (config.empty()) throw UsageError("missing CONFIG");
   if (format != "table" && format != "json") throw UsageError("--format must be table or json");
-  if (lo.review_cadence_s <= 0) throw UsageError("--review-cadence-s must be > 0");
   const auto f = app::lint_config(config, lo);
   std::cout << (format == "json" ? app::dump(app::to_json(f)) : app::lint_table(f));
   return f.empty() ? kExitOk : kExitCheckFailed;

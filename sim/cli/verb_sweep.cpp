@@ -18,7 +18,7 @@ int verb_sweep(const Args& args) {
   bool resume = false, quiet = false;
   opts.add_options()("sweep", po::value(&file)->required(), "sweep JSON file (base scenario + axes)")
       ("out,o", po::value(&out)->required(), "output directory: sweep.json, results.jsonl, results.csv (required)")
-      ("threads,j", po::value(&threads)->default_value(0), "worker threads (0 = one per core)")
+      ("threads,j", count_value(&threads, 0u)->default_value(0), "worker threads (0 = one per core)")
       ("resume", po::bool_switch(&resume)->default_value(false),
        "continue the sweep already in --out: points complete there are skipped (a torn last line is dropped) (off)")
       ("shard", po::value(&shard)->default_value("0/1"),

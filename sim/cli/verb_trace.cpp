@@ -25,10 +25,10 @@ int verb_trace(const Args& args) {
       ("json", po::bool_switch(), "stats: print JSON instead of text (off)")
       ("to", po::value(&to), "convert: output format, swf | csv (required for convert)")
       ("output,o", po::value(&output), "convert: output file, written atomically (required for convert)")
-      ("gpus-per-proc", po::value(&gpus_per_proc)->default_value(1), "SWF: GPUs per processor")
+      ("gpus-per-proc", count_value(&gpus_per_proc, 1)->default_value(1), "SWF: GPUs per processor")
       ("keep-cpu-jobs", po::bool_switch(), "keep jobs with no GPUs (off: they are skipped and counted)")
       ("drop-zero-runtime", po::bool_switch(), "skip jobs whose runtime is <= 0 (off)")
-      ("max-jobs", po::value(&max_jobs)->default_value(0), "keep only the first N jobs by submit time (0 = all)")
+      ("max-jobs", count_value(&max_jobs, size_t{0})->default_value(0), "keep only the first N jobs by submit time (0 = all)")
       ("missing-limit", po::value(&missing_limit)->default_value("runtime"),
        "time limit of a job whose trace gives none: runtime | unlimited");
   po::positional_options_description pos;
@@ -47,7 +47,6 @@ int verb_trace(const Args& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--format: ") + e.what());
   }
-  if (gpus_per_proc < 1) throw UsageError("--gpus-per-proc must be >= 1");
   if (missing_limit != "runtime" && missing_limit != "unlimited")
     throw UsageError("--missing-limit is '" + missing_limit + "'; expected runtime or unlimited");
   ro.gpus_per_proc = gpus_per_proc;
