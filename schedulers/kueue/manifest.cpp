@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -320,28 +321,61 @@ struct Ctx {
 
 namespace {
 
-// yaml-cpp 0.7's LoadAll never returns on some malformed streams (a lone ",": the parser yields
-// an empty document forever without consuming input; jbeder/yaml-cpp#1040, fixed upstream by
-// #1319 after 0.7). A first pass with an event handler that does nothing counts documents: a
-// real stream has at most one per byte (each needs a "---" or content), so more means the
-// parser is stuck, and the text is reported as malformed instead of hanging.
-class CountOnly : public YAML::EventHandler {
+// A first pass over the parse events, before LoadAll, for two things yaml-cpp does not do.
+// 1. Duplicate keys: YAML 1.2 requires the keys of a mapping to be unique, but yaml-cpp keeps the
+//    first value and drops the later one without a word; a manifest edited twice would then be
+//    simulated with the value its author replaced. Each scalar key is checked within its mapping.
+// 2. Termination: yaml-cpp 0.7's LoadAll never returns on some malformed streams (a lone ",": the
+//    parser yields an empty document forever without consuming input; jbeder/yaml-cpp#1040, fixed
+//    upstream by #1319 after 0.7). A real stream has at most one document per byte (each needs a
+//    "---" or content), so more means the parser is stuck, and the text is reported as malformed.
+class StructureCheck : public YAML::EventHandler {
  public:
-  void OnDocumentStart(const YAML::Mark&) override {}
+  explicit StructureCheck(const std::string& display) : display_(display) {}
+  void OnDocumentStart(const YAML::Mark&) override { stack_.clear(); }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { node(m, nullptr); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { node(m, nullptr); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string& value) override {
+    node(m, &value);
+  }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(m, nullptr);
+    stack_.push_back({false, true, {}});
+  }
+  void OnSequenceEnd() override { stack_.pop_back(); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    node(m, nullptr);
+    stack_.push_back({true, true, {}});
+  }
+  void OnMapEnd() override { stack_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool is_map;
+    bool at_key;                        // in a mapping: the next node is a key
+    std::map<std::string, int> keys;    // scalar key -> its line
+  };
+  // A node inside the innermost collection; `key` is its text when it is a scalar.
+  void node(const YAML::Mark& m, const std::string* key) {
+    if (stack_.empty() || !stack_.back().is_map) return;
+    Frame& f = stack_.back();
+    f.at_key = !f.at_key;
+    if (f.at_key || !key) return;  // a value, or a key that is null, an alias or a collection
+    const auto [it, fresh] = f.keys.emplace(*key, m.line + 1);
+    if (!fresh)
+      throw InputError(display_, std::to_string(m.line + 1),
+                       "key \"" + *key + "\" appears twice in this mapping (first at line " + std::to_string(it->second) +
+                           "); expected each key once");
+  }
+  const std::string& display_;
+  std::vector<Frame> stack_;
 };
 
-void check_terminates(const std::string& text, const std::string& display) {
+void check_structure(const std::string& text, const std::string& display) {
   std::istringstream in(text);
   YAML::Parser parser(in);
-  CountOnly h;
+  StructureCheck h(display);
   for (size_t docs = 0; parser.HandleNextDocument(h);)
     if (++docs > text.size() + 1)
       throw InputError(display, "1", "YAML syntax error: the parser makes no progress (a stray ',' or flow "
@@ -355,7 +389,7 @@ void load_manifest_text(const std::string& text, const std::string& display, Man
   Ctx ctx{display, out};
   std::vector<YAML::Node> docs;
   try {
-    check_terminates(text, display);
+    check_structure(text, display);
     docs = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     throw InputError(display, std::to_string(e.mark.line + 1), "YAML syntax error: " + e.msg);

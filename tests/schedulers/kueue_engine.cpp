@@ -224,3 +224,26 @@ spec:
   CHECK(q == Approx(64.0 * 1073741824.0));
   CHECK_FALSE(kueue::parse_quantity("12x", q));
 }
+
+// YAML 1.2 wants unique keys; yaml-cpp keeps the first value and drops the later one silently,
+// so an edited manifest would be simulated with the value its author replaced.
+TEST_CASE("kueue manifests: a key twice in one mapping is an error naming both lines", "[kueue][yaml]") {
+  auto error_of = [](const std::string& text) {
+    kueue::Manifests m;
+    try {
+      kueue::load_manifest_text(text, "dup.yaml", m);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: a\nspec:\n  resourceGroups:\n"
+                 "  - coveredResources: [cpu]\n    flavors:\n    - name: default\n      resources:\n"
+                 "      - name: cpu\n        nominalQuota: 4\n        nominalQuota: 32\n") ==
+        "dup.yaml:13: key \"nominalQuota\" appears twice in this mapping (first at line 12); expected each key once");
+  CHECK(error_of("kind: ResourceFlavor\nmetadata: {name: h100, 'name': a100}\n").rfind("dup.yaml:2: key \"name\" appears twice", 0) == 0);
+  CHECK(error_of("---\nkind: ResourceFlavor\nkind: ClusterQueue\n").rfind("dup.yaml:3: key \"kind\"", 0) == 0);
+  // The same key in different mappings, or in the next document, is fine.
+  CHECK(error_of("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a}\n---\n"
+                 "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: b}\n") == "");
+}
