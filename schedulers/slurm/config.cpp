@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <unordered_set>
@@ -59,6 +60,19 @@ std::vector<std::string> split_outside_quotes(const std::string& s, char sep) {
   return out;
 }
 
+// The quote left open at the end of `s` (0 when every quote closes).
+char open_quote(const std::string& s) {
+  char q = 0;
+  for (char c : s) {
+    if (q) {
+      if (c == q) q = 0;
+    } else if (c == '\'' || c == '"') {
+      q = c;
+    }
+  }
+  return q;
+}
+
 // Logical lines of a slurm.conf-style file: comments removed, backslash continuations joined.
 struct Line {
   int number;  // first physical line
@@ -109,10 +123,14 @@ std::vector<std::pair<std::string, std::string>> kv_tokens(const std::string& li
     while (k < line.size() && line[k] != '=' && !std::isspace(static_cast<unsigned char>(line[k]))) ++k;
     const std::string key = line.substr(i, k - i);
     if (k >= line.size() || line[k] != '=') {
-      // A bare word: "Include file" style lines are reported by the caller.
-      out.push_back({key, std::string()});
-      i = k;
-      continue;
+      // slurmctld refuses what is left of a line that is not Key=Value ("Parse error in file ...
+      // line N"); reading on without it would model a different cluster. Include lines never
+      // get here (read_slurm_conf_text takes them first).
+      size_t n = k;
+      while (n < line.size() && std::isspace(static_cast<unsigned char>(line[n]))) ++n;
+      if (n < line.size() && line[n] == '=')
+        throw InputError(file, std::to_string(ln), fmt::format("'{} =' has a space before '='; expected Key=Value without spaces", key));
+      throw InputError(file, std::to_string(ln), fmt::format("'{}' is not Key=Value; expected Key=Value words (a word without '=' is not slurm.conf syntax)", key));
     }
     ++k;
     std::string val;
@@ -214,12 +232,23 @@ Tres to_tres(const std::string& v, const std::string& key, const std::string& fi
     if (eq == std::string::npos && p.rfind("gres/gpu:", 0) == 0) eq = 8;
     if (eq == std::string::npos) bad(file, ln, fmt::format("{}={}: '{}' has no value; expected TRES=count, e.g. gres/gpu=16", key, v, p));
     const std::string name = p.substr(0, eq), val = p.substr(eq + 1);
+    // -1 clears a limit (sacctmgr(1): "To clear a previously set value use the modify command
+    // with a new value of -1"); any other negative count is a typo, not "no limit".
     const int64_t n = (val == "-1" || val == "unlimited" || val == "infinite") ? kUnset : to_int(val, key + ":" + name, file, ln);
+    if (n < kUnset)
+      bad(file, ln, fmt::format("{}={}: '{}' is negative; expected a count >= 0 (or -1 for no limit)", key, v, p));
     if (name == "gres/gpu" || name.rfind("gres/gpu:", 0) == 0) t.gpu = n;
     else if (name == "node") t.node = n;
     else if (name == "cpu") t.cpu = n;
   }
   return t;
+}
+
+// A job-count limit (MaxJobs, GrpJobs, MaxJobsPerUser): -1 is no limit, as for TRES.
+int64_t to_limit(const std::string& v, const std::string& key, const std::string& file, int ln) {
+  const int64_t x = to_int(v, key, file, ln);
+  if (x < kUnset) bad(file, ln, fmt::format("{}={} is negative; expected a count >= 0 (or -1 for no limit)", key, v));
+  return x;
 }
 
 std::vector<std::string> to_list(const std::string& v) {
@@ -347,6 +376,7 @@ void partition_line(const std::vector<std::pair<std::string, std::string>>& kv, 
     return;
   }
   p.name = kv[0].second;
+  p.origin = {file, ln};
   for (const auto& q : cfg.partitions)
     if (q.name == p.name) bad(file, ln, fmt::format("partition {} defined twice; expected unique PartitionName", p.name));
   cfg.partitions.push_back(p);
@@ -401,24 +431,78 @@ bool parse_time_s(const std::string& in, double& out_s) {
 
 void read_slurm_conf(const std::string& path, SlurmConfig& cfg) { read_slurm_conf_text(io::read_file(path), path, cfg); }
 
-void read_slurm_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
-  io::check_utf8(text, file);
-  std::unordered_set<std::string> seen_nodes;  // within this file
-  bool any_line = false;
-  std::vector<std::string> ignored;
+namespace {
+
+// One slurm.conf and the files it includes. slurmctld parses an included file into the same
+// table as the including one (parse_config.c s_p_parse_file), so node names and the DEFAULT
+// lines carry across files.
+struct ConfReader {
+  struct Open {
+    std::filesystem::path id;  // weakly canonical, to recognise a file reached again
+    std::string shown;         // as named in messages
+  };
+  SlurmConfig& cfg;
+  std::unordered_set<std::string> seen_nodes;
   NodeDef node_defaults;
   Partition part_defaults;
+  std::vector<Open> chain;  // the files being read, outermost first
+  std::vector<std::string> warnings;  // per file, added after the whole configuration's
+
+  bool read(const std::string& text, const std::string& file);  // false: no settings in it
+  void include(const std::string& line, const std::string& file, int ln);
+};
+
+// "Include FILE" (slurm.conf(5), "Include"): FILE is read in place of the line. As in
+// parse_config.c, a relative FILE is relative to the including file's directory and "%c" stands
+// for the ClusterName set above, lowercased. slurmctld loops on a file that includes itself;
+// here that is an error.
+void ConfReader::include(const std::string& line, const std::string& file, int ln) {
+  namespace fs = std::filesystem;
+  std::istringstream words(line.substr(7));
+  std::string name, rest;
+  words >> name;
+  if (words >> rest) bad(file, ln, fmt::format("Include {} {}: text after the file name; expected Include FILE", name, rest));
+  for (size_t at; (at = name.find("%c")) != std::string::npos;) {
+    if (cfg.cluster_name.empty())
+      bad(file, ln, fmt::format("Include {}: %c stands for ClusterName, which is not set above this line; expected ClusterName= first", name));
+    name.replace(at, 2, lower(cfg.cluster_name));
+  }
+  fs::path path(name);
+  if (path.is_relative()) path = fs::path(file).parent_path() / path;
+  const std::string shown = path.lexically_normal().string();
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    bad(file, ln, fmt::format("Include {}: {} does not exist; expected a file (a relative name is read from this file's directory)", name, shown));
+  if (!fs::is_regular_file(path, ec)) bad(file, ln, fmt::format("Include {}: {} is not a regular file; expected a slurm.conf file", name, shown));
+  const fs::path id = fs::weakly_canonical(path, ec);
+  for (const auto& o : chain) {
+    if (o.id != id) continue;
+    std::string cycle;
+    for (const auto& c : chain) cycle += c.shown + " -> ";
+    bad(file, ln, fmt::format("Include {}: the file includes itself ({}{}); expected Includes without a cycle", name, cycle, shown));
+  }
+  chain.push_back({id, shown});
+  read(io::read_file(path), shown);  // an empty included file is allowed (slurmctld only logs it)
+  chain.pop_back();
+}
+
+bool ConfReader::read(const std::string& text, const std::string& file) {
+  io::check_utf8(text, file);
+  bool any_line = false;
+  std::vector<std::string> ignored;
   bool priority_type_set = false;
   for (const auto& L : logical_lines(text)) {
     any_line = true;
     const int ln = L.number;
+    if (L.text.size() > 7 && lower(L.text.substr(0, 7)) == "include" && std::isspace(static_cast<unsigned char>(L.text[7]))) {
+      include(L.text, file, ln);
+      continue;
+    }
     auto kv = kv_tokens(L.text, file, ln);
     if (kv.empty()) continue;
     const std::string first = lower(kv[0].first);
-    if (kv[0].second.empty() && (first == "include")) {
-      ignored.push_back("Include");
-      continue;
-    }
+    if ((first == "nodename" || first == "partitionname") && kv[0].second.empty())
+      bad(file, ln, fmt::format("'{}' has no value; expected {}=NAME", kv[0].first, kv[0].first));
     if (first == "nodename") {
       node_line(kv, cfg, node_defaults, file, ln, ignored, seen_nodes);
       continue;
@@ -523,6 +607,21 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
     }
   }
   (void)priority_type_set;
+  if (!ignored.empty()) {
+    std::string w = file + ": ignored keys not modelled by the slurm model:";
+    for (size_t i = 0; i < ignored.size(); ++i) w += (i ? ", " : " ") + ignored[i];
+    warnings.push_back(w);
+  }
+  return any_line;
+}
+
+}  // namespace
+
+void read_slurm_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
+  ConfReader reader{cfg, {}, {}, {}, {}, {}};
+  std::error_code ec;
+  reader.chain.push_back({std::filesystem::weakly_canonical(file, ec), file});
+  const bool any_line = reader.read(text, file);
   // priority_multifactor.c init(): without slurmdbd there is no usage history, so the age and
   // fair-share weights are dropped, with slurmctld's own error (seen live on 22.05).
   if (!cfg.accounting_storage_type.empty() && cfg.accounting_storage_type != "accounting_storage/slurmdbd") {
@@ -532,11 +631,7 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
   }
   // An explicitly named slurm.conf with no settings is a wrong path or an emptied file.
   if (!any_line) bad(file, 1, "no settings; expected slurm.conf lines (Key=Value ...)");
-  if (!ignored.empty()) {
-    std::string w = file + ": ignored keys not modelled by the slurm model:";
-    for (size_t i = 0; i < ignored.size(); ++i) w += (i ? ", " : " ") + ignored[i];
-    cfg.warnings.push_back(w);
-  }
+  cfg.warnings.insert(cfg.warnings.end(), reader.warnings.begin(), reader.warnings.end());
 }
 
 void read_sacctmgr_dump(const std::string& path, SlurmConfig& cfg) { read_sacctmgr_dump_text(io::read_file(path), path, cfg); }
@@ -557,6 +652,10 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
+    // Read on, an open quote swallows the rest of the line into one name, and the damage shows
+    // up later as an unrelated error ("QOS 'normal' is not defined") against another file.
+    if (const char q = open_quote(line))
+      bad(file, ln, fmt::format("unterminated quote: a {} opens but does not close; expected a closing {}", q, q));
     const size_t dash = line.find(" - ");
     if (dash == std::string::npos)
       bad(file, ln, "line is not 'Kind - 'name':Key=Value...'; expected Cluster, Parent, Account, User or QOS lines as written by sacctmgr dump");
@@ -592,7 +691,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
         if (k == "fairshare") a.fairshare = fairshare(v, key);
         else if (k == "grptres") a.grp_tres = to_tres(v, key, file, ln);
         else if (k == "maxtres" || k == "maxtresperjob") a.max_tres_per_user = to_tres(v, key, file, ln);
-        else if (k == "maxjobs") a.max_jobs = to_int(v, key, file, ln);
+        else if (k == "maxjobs") a.max_jobs = to_limit(v, key, file, ln);
         else if (k == "maxwall" || k == "maxwalldurationperjob") a.max_wall_s = to_time(v, key, file, ln);
         else if (k == "description" || k == "organization") continue;
         else ignored.push_back("Account:" + key);
@@ -604,13 +703,14 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
     } else if (kind == "user") {
       User u;
       u.name = name;
+      u.origin = {file, ln};
       u.account = parent;
       for (const auto& [key, v] : kv) {
         const std::string k = lower(key);
         if (k == "fairshare") u.fairshare = fairshare(v, key);
         else if (k == "grptres") u.grp_tres = to_tres(v, key, file, ln);
         else if (k == "defaultqos") u.default_qos = v;
-        else if (k == "maxjobs") u.max_jobs = to_int(v, key, file, ln);
+        else if (k == "maxjobs") u.max_jobs = to_limit(v, key, file, ln);
         else if (k == "maxwall" || k == "maxwalldurationperjob") u.max_wall_s = to_time(v, key, file, ln);
         else if (k == "defaultaccount" || k == "adminlevel" || k == "qos" || k == "defaultwckey" || k == "wckeys") continue;
         else ignored.push_back("User:" + key);
@@ -619,6 +719,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
     } else if (kind == "qos") {
       Qos q;
       q.name = name;
+      q.origin = {file, ln};
       for (const auto& [key, v] : kv) {
         const std::string k = lower(key);
         if (k == "priority") q.priority = to_int(v, key, file, ln);
@@ -627,8 +728,8 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
         else if (k == "grptresmins") q.grp_tres_mins = to_tres(v, key, file, ln);
         else if (k == "maxtresperuser" || k == "maxtresperu") q.max_tres_per_user = to_tres(v, key, file, ln);
         else if (k == "maxtresperjob" || k == "maxtres") q.max_tres_per_job = to_tres(v, key, file, ln);
-        else if (k == "maxjobsperuser" || k == "maxjobspu") q.max_jobs_per_user = to_int(v, key, file, ln);
-        else if (k == "grpjobs") q.grp_jobs = to_int(v, key, file, ln);
+        else if (k == "maxjobsperuser" || k == "maxjobspu") q.max_jobs_per_user = to_limit(v, key, file, ln);
+        else if (k == "grpjobs") q.grp_jobs = to_limit(v, key, file, ln);
         else if (k == "maxwall" || k == "maxwalldurationperjob") q.max_wall_s = to_time(v, key, file, ln);
         else if (k == "preempt") q.preempt = to_list(v);
         else if (k == "preemptmode") q.preempt_mode = to_mode(v, key, file, ln);
@@ -673,6 +774,7 @@ void read_topology_conf_text(const std::string& text, const std::string& file, S
     if (first == "switchname") {
       Switch s;
       s.name = kv[0].second;
+      s.origin = {file, L.number};
       for (size_t i = 1; i < kv.size(); ++i) {
         const std::string k = lower(kv[i].first);
         if (k == "nodes") s.nodes = to_nodes(kv[i].second, kv[i].first, file, L.number);
@@ -684,6 +786,7 @@ void read_topology_conf_text(const std::string& text, const std::string& file, S
     } else if (first == "blockname") {
       Block b;
       b.name = kv[0].second;
+      b.origin = {file, L.number};
       for (size_t i = 1; i < kv.size(); ++i) {
         if (lower(kv[i].first) == "nodes") b.nodes = to_nodes(kv[i].second, kv[i].first, file, L.number);
         else bad(file, L.number, fmt::format("unknown BlockName option '{}'; expected Nodes", kv[i].first));
@@ -691,6 +794,7 @@ void read_topology_conf_text(const std::string& text, const std::string& file, S
       cfg.blocks.push_back(b);
     } else if (first == "blocksizes") {
       cfg.block_sizes.clear();
+      cfg.block_sizes_origin = {file, L.number};
       for (auto& x : to_list(kv[0].second)) cfg.block_sizes.push_back(to_int(x, "BlockSizes", file, L.number));
     } else {
       bad(file, L.number, fmt::format("unknown line '{}'; expected SwitchName=, BlockName= or BlockSizes=", kv[0].first));
@@ -709,11 +813,12 @@ void read_gres_conf_text(const std::string& text, const std::string& file, Slurm
     std::vector<std::string> nodes;
     bool all = true, gpu = false;
     int64_t count = -1;
+    std::string count_text;  // checked once the line is known to be about GPUs
     for (const auto& [key, v] : kv) {
       const std::string k = lower(key);
       if (k == "nodename") nodes = to_nodes(v, key, file, L.number), all = false;
       else if (k == "name") gpu = lower(v) == "gpu";
-      else if (k == "count") count = to_int(v, key, file, L.number);
+      else if (k == "count") count_text = v;
       else if (k == "file") {
         // /dev/nvidia[0-7] -> 8 devices
         try {
@@ -724,7 +829,10 @@ void read_gres_conf_text(const std::string& text, const std::string& file, Slurm
       } else if (k == "type" || k == "cores" || k == "autodetect" || k == "links" || k == "flags") continue;
       else bad(file, L.number, fmt::format("unknown gres.conf key '{}'; expected NodeName, Name, Type, Count, File, Cores", key));
     }
-    if (!gpu || count < 0) continue;
+    if (!gpu) continue;
+    // A negative or oversized GPU Count is an error, not a line to skip or a count to wrap.
+    if (!count_text.empty()) count = to_count(count_text, "Count", file, L.number);
+    if (count < 0) continue;
     for (auto& n : cfg.nodes)
       if (all || std::find(nodes.begin(), nodes.end(), n.name) != nodes.end()) n.gpus = static_cast<int32_t>(count);
   }

@@ -5,6 +5,7 @@
 // Every value carries Slurm's documented default (spec slurm-model.md). Times are seconds;
 // "unset" limits are -1. Names are kept as strings here; the model resolves them to indices.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,13 @@ struct Tres {
 enum class PreemptMode : uint8_t { Unset, Off, Cancel, Requeue, Suspend };
 enum class Version : uint8_t { V22_05, Master };
 enum class PriorityType : uint8_t { Basic, Multifactor };
+
+// Where a definition was read from a configuration file (line 0: from the scenario), so that a
+// problem found only once the pieces are put together is reported against that file and line.
+struct Origin {
+  std::string file;
+  int line = 0;
+};
 
 struct QosFlags {
   bool deny_on_limit = false;
@@ -50,6 +58,7 @@ struct Qos {
   PreemptMode preempt_mode = PreemptMode::Unset;
   double preempt_exempt_time_s = kUnset;  // -1 = not set here
   double grace_time_s = 0;
+  Origin origin;
 };
 
 struct Account {
@@ -76,6 +85,7 @@ struct User {
   Tres grp_tres;
   int64_t max_jobs = kUnset;
   double max_wall_s = kUnset;
+  Origin origin;
 };
 
 struct Partition {
@@ -88,6 +98,7 @@ struct Partition {
   std::string qos;                 // Partition QOS
   bool is_default = false;
   PreemptMode preempt_mode = PreemptMode::Unset;
+  Origin origin;
 };
 
 struct NodeDef {
@@ -101,11 +112,13 @@ struct Switch {
   std::string name;
   std::vector<std::string> nodes;     // leaf switch: its nodes
   std::vector<std::string> switches;  // upper switch: its children
+  Origin origin;
 };
 
 struct Block {
   std::string name;
   std::vector<std::string> nodes;
+  Origin origin;
 };
 
 // Per-class job options (sbatch flags the workload's jobs of that class carry).
@@ -179,6 +192,7 @@ struct SlurmConfig {
   bool preempt_youngest_first = false;
   std::string topology = "none";         // none | tree | block
   std::vector<int64_t> block_sizes;      // topology/block BlockSizes (in nodes); empty = default
+  Origin block_sizes_origin;
   std::vector<NodeDef> nodes;
   std::vector<Partition> partitions;
   std::vector<Qos> qos;
@@ -213,6 +227,13 @@ void read_topology_conf(const std::string& path, SlurmConfig& cfg);
 void read_topology_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg);
 void read_gres_conf(const std::string& path, SlurmConfig& cfg);
 void read_gres_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg);
+
+// Checks what the configuration files name against each other and the cluster's nodes, as the
+// model will when it is built: partition nodes and QOS (slurm.conf), QOS Preempt and DefaultQOS
+// (sacctmgr dump), switches and blocks (topology.conf). A problem is reported against the file
+// and line that has it, not against the scenario; those of the scenario's own definitions are
+// left to the model, which names their JSON pointers.
+void check_config_files(const SlurmConfig& cfg, std::span<const std::string> node_names);
 
 // The effective configuration as JSON (for metrics.json and debugging).
 nlohmann::json to_json(const SlurmConfig& cfg);

@@ -410,6 +410,7 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
   }
   if (!b["block_sizes"].empty()) {
     c.block_sizes.clear();
+    c.block_sizes_origin = {};
     for (size_t i = 0; i < b["block_sizes"].size(); ++i) {
       const int64_t v = b["block_sizes"][i];
       if (v <= 0) throw InputError(file, fmt::format("/scheduler/block_sizes/{}", i), fmt::format("{}; expected a positive node count", v));
@@ -429,6 +430,7 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
     r.segment = o["segment"];
     c.job_options.push_back(r);
   }
+  check_config_files(c, ctx.cluster.node_names);
   // topology/tree without switches on a scenario with a fabric: the fabric's tree (edge switch
   // = leaf, then its aggregation levels, the top last), so placement and the contention model
   // see the same switches ("leaf switches from the fabric").

@@ -198,16 +198,21 @@ std::string claim_nodes(const char* kind, const char* relation, uint32_t i, cons
 }
 }  // namespace
 
-std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names, Tree& t) {
+std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names, Tree& t,
+                       size_t* culprit) {
   t = Tree{};
+  auto at = [culprit](size_t i, std::string err) {
+    if (culprit) *culprit = i;
+    return err;
+  };
   const size_t ns = defs.size();
   std::map<std::string, uint32_t> sw_index;
   const auto node_index = index_of(node_names);
   for (size_t i = 0; i < ns; ++i) {
     if (!sw_index.emplace(defs[i].name, static_cast<uint32_t>(i)).second)
-      return fmt::format("switch {} is defined twice; expected unique SwitchName values", defs[i].name);
+      return at(i, fmt::format("switch {} is defined twice; expected unique SwitchName values", defs[i].name));
     if (!defs[i].nodes.empty() && !defs[i].switches.empty())
-      return fmt::format("switch {} has both Nodes= and Switches=; expected a leaf (Nodes=) or an upper switch (Switches=)", defs[i].name);
+      return at(i, fmt::format("switch {} has both Nodes= and Switches=; expected a leaf (Nodes=) or an upper switch (Switches=)", defs[i].name));
   }
   t.names.resize(ns);
   t.parent.assign(ns, kNone);
@@ -217,14 +222,14 @@ std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::
     t.names[i] = defs[i].name;
     if (auto err = claim_nodes("switch", "under two leaf switches", static_cast<uint32_t>(i), defs[i], node_index, t.names, t.leaf_of_node);
         !err.empty())
-      return err;
+      return at(i, err);
     for (const auto& c : defs[i].switches) {
       auto it = sw_index.find(c);
       if (it == sw_index.end())
-        return fmt::format("switch {} lists switch {} which is not defined; expected a SwitchName", defs[i].name, c);
+        return at(i, fmt::format("switch {} lists switch {} which is not defined; expected a SwitchName", defs[i].name, c));
       if (t.parent[it->second] != kNone)
-        return fmt::format("switch {} has two parents ({} and {}); expected a tree", c, t.names[t.parent[it->second]], defs[i].name);
-      if (it->second == i) return fmt::format("switch {} lists itself; expected a tree", c);
+        return at(i, fmt::format("switch {} has two parents ({} and {}); expected a tree", c, t.names[t.parent[it->second]], defs[i].name));
+      if (it->second == i) return at(i, fmt::format("switch {} lists itself; expected a tree", c));
       t.parent[it->second] = static_cast<uint32_t>(i);
     }
   }
@@ -238,7 +243,7 @@ std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::
     if (!defs[i].switches.empty()) continue;
     uint32_t lvl = 0, s = static_cast<uint32_t>(i);
     for (size_t steps = 0; t.parent[s] != kNone; ++steps) {
-      if (steps > ns) return fmt::format("switch {} is in a cycle; expected a tree", t.names[s]);
+      if (steps > ns) return at(s, fmt::format("switch {} is in a cycle; expected a tree", t.names[s]));
       s = t.parent[s];
       ++lvl;
       t.level[s] = std::max(t.level[s], lvl);
@@ -246,7 +251,7 @@ std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::
   }
   for (size_t i = 0; i < ns; ++i)
     if (!defs[i].switches.empty() && t.level[i] == 0)
-      return fmt::format("switch {} has no node below it; expected leaf switches under it", t.names[i]);
+      return at(i, fmt::format("switch {} has no node below it; expected leaf switches under it", t.names[i]));
   // Leaves under every switch (CSR), in switch index order.
   std::vector<std::vector<uint32_t>> under(ns);
   for (size_t i = 0; i < ns; ++i) {
@@ -286,19 +291,23 @@ Tree tree_from_leaves(std::span<const uint32_t> node_leaf, std::span<const std::
 }
 
 std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names,
-                         std::span<const int64_t> sizes, Blocks& b) {
+                         std::span<const int64_t> sizes, Blocks& b, size_t* culprit) {
   b = Blocks{};
+  auto at = [culprit](size_t i, std::string err) {
+    if (culprit) *culprit = i;
+    return err;
+  };
   const auto node_index = index_of(node_names);
   b.block_of_node.assign(node_names.size(), kNone);
   size_t base_nodes = 0;
   for (size_t i = 0; i < defs.size(); ++i) {
     for (size_t k = 0; k < i; ++k)
-      if (defs[k].name == defs[i].name) return fmt::format("block {} is defined twice; expected unique BlockName values", defs[i].name);
+      if (defs[k].name == defs[i].name) return at(i, fmt::format("block {} is defined twice; expected unique BlockName values", defs[i].name));
     b.names.push_back(defs[i].name);
-    if (defs[i].nodes.empty()) return fmt::format("block {} has no nodes; expected Nodes= with at least one node", defs[i].name);
+    if (defs[i].nodes.empty()) return at(i, fmt::format("block {} has no nodes; expected Nodes= with at least one node", defs[i].name));
     if (auto err = claim_nodes("block", "in two blocks", static_cast<uint32_t>(i), defs[i], node_index, b.names, b.block_of_node);
         !err.empty())
-      return err;
+      return at(i, err);
     base_nodes = std::max(base_nodes, defs[i].nodes.size());
   }
   if (b.names.empty()) return "topology/block without blocks; expected BlockName= lines (or blocks in the scheduler block)";

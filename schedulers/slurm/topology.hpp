@@ -48,8 +48,10 @@ struct SwitchDef {
 
 // Builds the tree from topology.conf-style definitions. Returns "" or an error text (unknown
 // node or switch name, a node under two leaves or under none, a switch with two parents, a
-// cycle, a switch with both nodes and switches).
-std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names, Tree& out);
+// cycle, a switch with both nodes and switches). With an error about one definition, *culprit
+// (when given) is its index, so the caller can name the line it came from.
+std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names, Tree& out,
+                       size_t* culprit = nullptr);
 
 // The tree of a cluster's leaves (ClusterConfig::node_leaf), with one root above them when
 // there are several: what a fabric's edge switches give without a topology.conf.
@@ -70,8 +72,9 @@ struct Blocks {
 // Builds base blocks from BlockName= lines and checks BlockSizes (in nodes: the first is the
 // base block size, each later one a power-of-2 multiple, within the block count). Empty sizes:
 // the default 1,2,4,8,16 base blocks, as far as the block count goes. Returns "" or an error.
+// *culprit as for build_tree.
 std::string build_blocks(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names,
-                         std::span<const int64_t> block_sizes_nodes, Blocks& out);
+                         std::span<const int64_t> block_sizes_nodes, Blocks& out, size_t* culprit = nullptr);
 
 // Reusable buffers of the placement functions (no allocation per call once warm).
 struct Scratch {

@@ -9,6 +9,8 @@
 #   trace:FMT         floorsim trace convert FILE --format FMT --to csv -o OUT
 #   slurm_conf | sacctmgr_dump | topology_conf | gres_conf
 #                     a scenario with scheduler.type slurm naming FILE under that key, run
+#   topology_conf:tree | topology_conf:block
+#                     the same, with topology_plugin topology/tree or topology/block (version master)
 #   kueue             a scenario with scheduler.type kueue and manifests [FILE], run
 # Every file in the corpus must have a row (a case without an expectation checks nothing).
 set -euo pipefail
@@ -28,8 +30,11 @@ run_case() {  # run_case FILE HOW -> sets rc, err; works in a fresh dir $T/w
   case "$how" in
     scenario) cmd=(run "$file" --out "$T/w/out") ;;
     trace:*) cmd=(trace convert "$file" --format "${how#trace:}" --to csv -o "$T/w/out") ;;
-    slurm_conf|sacctmgr_dump|topology_conf|gres_conf)
-      printf '{%s, "scheduler": {"type": "slurm", "%s": "%s"}}\n' "$cluster" "$how" "$file" > "$T/w/scenario.json"
+    slurm_conf|sacctmgr_dump|topology_conf|gres_conf|topology_conf:tree|topology_conf:block)
+      local plugin=""
+      [ "$how" = topology_conf:tree ] && plugin=', "topology_plugin": "topology/tree"'
+      [ "$how" = topology_conf:block ] && plugin=', "topology_plugin": "topology/block", "version": "master"'
+      printf '{%s, "scheduler": {"type": "slurm", "%s": "%s"%s}}\n' "$cluster" "${how%%:*}" "$file" "$plugin" > "$T/w/scenario.json"
       cmd=(run "$T/w/scenario.json" --out "$T/w/out") ;;
     kueue)
       printf '{%s, "scheduler": {"type": "kueue", "manifests": ["%s"]}}\n' "$cluster" "$file" > "$T/w/scenario.json"

@@ -1,5 +1,9 @@
 // Readers of the slurm model: slurm.conf, sacctmgr dump, topology.conf, gres.conf, time strings.
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "schedulers/slurm/config.hpp"
 #include "schedulers/slurm/slurm.hpp"
@@ -207,4 +211,108 @@ TEST_CASE("slurm.conf: age and fair-share weights need AccountingStorageType=acc
     CHECK(cfg.prio.weight_jobsize == c.jobsize);
     CHECK(cfg.warnings.size() == c.warnings);
   }
+}
+
+namespace {
+// The message of the InputError `f` throws ("" when it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// slurmctld refuses what is left of a line after its Key=Value words ("Parse error in file ...").
+TEST_CASE("slurm.conf, topology.conf: a word without '=' is an error", "[slurm][config]") {
+  SlurmConfig c;
+  // Read on, "PartitionName batch" made a partition named "" and ignored "batch".
+  CHECK(error_of([&] { read_slurm_conf_text("ClusterName=q\nPartitionName batch Nodes=ALL\n", "s.conf", c); })
+            .rfind("s.conf:2: 'PartitionName' is not Key=Value", 0) == 0);
+  CHECK(error_of([&] { read_slurm_conf_text("NodeName=n1 Gres=gpu:8 State\n", "s.conf", c); }).rfind("s.conf:1: 'State' is not Key=Value", 0) == 0);
+  CHECK(error_of([&] { read_slurm_conf_text("SchedulerParameters\n", "s.conf", c); }).rfind("s.conf:1:", 0) == 0);
+  CHECK(error_of([&] { read_slurm_conf_text("NodeName= CPUs=4\n", "s.conf", c); }).rfind("s.conf:1: 'NodeName' has no value", 0) == 0);
+  CHECK(error_of([&] { read_slurm_conf_text("ClusterName = q\n", "s.conf", c); }).rfind("s.conf:1: 'ClusterName =' has a space", 0) == 0);
+  CHECK(error_of([&] { read_topology_conf_text("SwitchName=s1 Nodes=n1 LinkSpeed\n", "t.conf", c); }).rfind("t.conf:1: 'LinkSpeed' is not Key=Value", 0) == 0);
+}
+
+TEST_CASE("sacctmgr dump: negative TRES counts and job limits are errors; -1 clears a limit", "[slurm][config]") {
+  SlurmConfig c;
+  CHECK(error_of([&] { read_sacctmgr_dump_text("QOS - 'q':GrpTRES=gres/gpu=-24\n", "d.cfg", c); })
+            .rfind("d.cfg:1: GrpTRES=gres/gpu=-24: 'gres/gpu=-24' is negative", 0) == 0);
+  CHECK(error_of([&] { read_sacctmgr_dump_text("Account - 'a':GrpTRES=cpu=64,node=-2\n", "d.cfg", c); }).find("'node=-2' is negative") != std::string::npos);
+  CHECK(error_of([&] { read_sacctmgr_dump_text("QOS - 'q':MaxJobsPerUser=-3\n", "d.cfg", c); }).rfind("d.cfg:1: MaxJobsPerUser=-3 is negative", 0) == 0);
+  SlurmConfig ok;
+  read_sacctmgr_dump_text("QOS - 'q':GrpTRES=gres/gpu=-1,node=4:GrpJobs=-1\n", "d.cfg", ok);
+  CHECK(ok.qos.back().grp_tres.gpu == kUnset);
+  CHECK(ok.qos.back().grp_tres.node == 4);
+  CHECK(ok.qos.back().grp_jobs == kUnset);
+}
+
+// An open quote used to swallow the rest of the line into the QOS name, and the run then failed
+// on "QOS 'normal' is not defined" against the scenario.
+TEST_CASE("sacctmgr dump: an unterminated quote is an error on its line", "[slurm][config]") {
+  SlurmConfig c;
+  CHECK(error_of([&] { read_sacctmgr_dump_text("Cluster - 'q'\nQOS - 'normal:Priority=10\n", "d.cfg", c); })
+            .rfind("d.cfg:2: unterminated quote", 0) == 0);
+}
+
+TEST_CASE("slurm.conf: Include is read relative to the including file, and a cycle is an error", "[slurm][config]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("floorsim-include-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "site");
+  auto write = [&](const fs::path& p, const std::string& text) { std::ofstream(p) << text; };
+  write(dir / "slurm.conf", "ClusterName=Quant\nInclude site/nodes.conf\nInclude %c-parts.conf\n");
+  write(dir / "site" / "nodes.conf", "NodeName=n[1-4] Gres=gpu:8 Bogus=1\n");
+  write(dir / "quant-parts.conf", "PartitionName=batch Nodes=ALL Default=YES\n");
+  SlurmConfig c;
+  read_slurm_conf((dir / "slurm.conf").string(), c);
+  CHECK(c.nodes.size() == 4);
+  REQUIRE(c.partitions.size() == 1);
+  CHECK(c.partitions[0].origin.file == (dir / "quant-parts.conf").string());
+  CHECK(c.partitions[0].origin.line == 1);
+  REQUIRE(c.warnings.size() == 1);  // the included file's ignored key, under its own name
+  CHECK(c.warnings[0].rfind((dir / "site" / "nodes.conf").string() + ": ignored keys", 0) == 0);
+
+  const std::string main = (dir / "slurm.conf").string();
+  write(dir / "slurm.conf", "ClusterName=q\nInclude missing.conf\n");
+  CHECK(error_of([&] { SlurmConfig x; read_slurm_conf(main, x); }).rfind(main + ":2: Include missing.conf: " + (dir / "missing.conf").string() + " does not exist", 0) == 0);
+  write(dir / "slurm.conf", "ClusterName=q\nInclude slurm.conf\n");
+  CHECK(error_of([&] { SlurmConfig x; read_slurm_conf(main, x); }).find(main + ":2: Include slurm.conf: the file includes itself") == 0);
+  write(dir / "slurm.conf", "Include site/a.conf\n");
+  write(dir / "site" / "a.conf", "ClusterName=q\nInclude ../slurm.conf\n");  // relative to site/
+  CHECK(error_of([&] { SlurmConfig x; read_slurm_conf(main, x); }).rfind((dir / "site" / "a.conf").string() + ":2: Include ../slurm.conf: the file includes itself", 0) == 0);
+  write(dir / "slurm.conf", "Include %c.conf\n");
+  CHECK(error_of([&] { SlurmConfig x; read_slurm_conf(main, x); }).find("%c stands for ClusterName, which is not set above this line") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("configuration files: problems across files are reported against the file and line that has them", "[slurm][config]") {
+  const std::vector<std::string> nodes{"n1", "n2", "n3", "n4"};
+  SlurmConfig c;
+  c.topology = "tree";
+  read_topology_conf_text("SwitchName=s1 Nodes=n[1-2]\nSwitchName=s2 Nodes=n[3-5]\nSwitchName=top Switches=s[1-2]\n", "t.conf", c);
+  CHECK(error_of([&] { check_config_files(c, nodes); }).rfind("t.conf:2: topology/tree: switch s2 lists node n5", 0) == 0);
+  c.switches.clear();
+  read_topology_conf_text("SwitchName=s1 Nodes=n[1-4]\nSwitchName=top Switches=s[1-2]\n", "t.conf", c);
+  CHECK(error_of([&] { check_config_files(c, nodes); }).rfind("t.conf:2: topology/tree: switch top lists switch s2 which is not defined", 0) == 0);
+  c.switches.clear();
+  read_topology_conf_text("SwitchName=s1 Nodes=n[1-3]\n", "t.conf", c);
+  CHECK(error_of([&] { check_config_files(c, nodes); }).rfind("t.conf: topology/tree: node n4 is under no leaf switch", 0) == 0);
+  c.switches.clear();
+  read_topology_conf_text("SwitchName=s1 Nodes=n[1-4]\n", "t.conf", c);
+  CHECK(error_of([&] { check_config_files(c, nodes); }).empty());
+
+  SlurmConfig s;
+  read_slurm_conf_text("PartitionName=a Nodes=n[1-4]\nPartitionName=b Nodes=ALL QOS=gold\n", "s.conf", s);
+  CHECK(error_of([&] { check_config_files(s, nodes); }).rfind("s.conf:2: partition b has QOS=gold which is not defined", 0) == 0);
+  read_sacctmgr_dump_text("QOS - 'gold'\nQOS - 'risk':Preempt='scavenger'\n", "d.cfg", s);
+  CHECK(error_of([&] { check_config_files(s, nodes); }).rfind("d.cfg:2: QOS risk preempts unknown QOS 'scavenger'", 0) == 0);
+  SlurmConfig u;
+  read_sacctmgr_dump_text("Account - 'desk'\nParent - 'desk'\nUser - 'alice':DefaultQOS='risk'\n", "d.cfg", u);
+  CHECK(error_of([&] { check_config_files(u, nodes); }).rfind("d.cfg:3: user alice has DefaultQOS=risk which is not defined", 0) == 0);
 }

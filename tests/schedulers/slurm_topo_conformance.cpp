@@ -13,8 +13,8 @@ namespace {
 SlurmConfig tree_cfg(bool root) {
   SlurmConfig c;
   c.topology = "tree";
-  c.switches = {{"s1", {"n001", "n002"}, {}}, {"s2", {"n003", "n004"}, {}}};
-  if (root) c.switches.push_back({"top", {}, {"s1", "s2"}});
+  c.switches = {{"s1", {"n001", "n002"}, {}, {}}, {"s2", {"n003", "n004"}, {}, {}}};
+  if (root) c.switches.push_back({"top", {}, {"s1", "s2"}, {}});
   return c;
 }
 
@@ -98,7 +98,7 @@ TEST_CASE("block: smallest level, best fit, segments", "[slurm][topology][confor
   c.version = floorsim::slurm::Version::Master;
   c.sched.batch_sched_delay_s = 0;  // a pass at every event: the placement is timed without it
   c.topology = "block";
-  c.blocks = {{"b1", {"n001", "n002"}}, {"b2", {"n003", "n004"}}, {"b3", {"n005", "n006"}}, {"b4", {"n007", "n008"}}};
+  c.blocks = {{"b1", {"n001", "n002"}, {}}, {"b2", {"n003", "n004"}, {}}, {"b3", {"n005", "n006"}, {}}, {"b4", {"n007", "n008"}, {}}};
   c.job_options = {{"seg", 0, -1, 2}};
   const std::vector<J> jobs = {{1, 0, 1000, 2000, 8, 1},
                                {2, 1, 1000, 2000, 24, 3},
