@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? kExitBadInput : kExitOk;
   }
   if (!std::strcmp(argv[1], "--version")) {
-    std::cout << "floorsim 0.1.0\n";
+    std::cout << "floorsim " FLOORSIM_VERSION "\n";
     return kExitOk;
   }
   const std::string verb = argv[1];
