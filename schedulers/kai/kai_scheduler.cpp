@@ -733,7 +733,7 @@ std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "scheduler(kai)";
   s->doc = "KAI-like scheduling: hierarchical queues with quota, over-quota weight and limit, fair share, GPU fractions "
-           "(spec kueue-kai-model.md §10)";
+           "(KAI Scheduler docs: queues, fairness, GPU sharing)";
   s->fields = {
       cfg::string("type", "kai", "scheduler model").must(),
       cfg::array_of("manifests", cfg::Type::String,

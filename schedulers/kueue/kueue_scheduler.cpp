@@ -803,14 +803,14 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
   gates->name = "kueue.feature_gates";
   gates->doc = "Kueue feature gates named in the spec";
   gates->fields = {
-      cfg::boolean("PrioritySortingWithinCohort", true, "order the cycle's heads by priority after borrow level (spec §4.3)"),
-      cfg::boolean("FairSharingPreemptWithinNominal", true, "fair sharing: a preemptor within nominal takes victims unconditionally (spec §7)"),
-      cfg::boolean("FairSharingPrioritizeNonBorrowing", true, "fair sharing admission: non-borrowing entries first (spec §7)"),
-      cfg::boolean("AdmissionFairSharing", true, "admission fair sharing may be enabled (on since v0.15; spec §7)"),
+      cfg::boolean("PrioritySortingWithinCohort", true, "order the cycle's heads by priority after borrow level (Kueue feature gate)"),
+      cfg::boolean("FairSharingPreemptWithinNominal", true, "fair sharing: a preemptor within nominal takes victims unconditionally (Kueue feature gate)"),
+      cfg::boolean("FairSharingPrioritizeNonBorrowing", true, "fair sharing admission: non-borrowing entries first (Kueue feature gate)"),
+      cfg::boolean("AdmissionFairSharing", true, "admission fair sharing may be enabled (on since Kueue v0.15)"),
   };
   auto wfpr = std::make_shared<cfg::ObjectSpec>();
   wfpr->name = "kueue.wait_for_pods_ready";
-  wfpr->doc = "Kueue Configuration waitForPodsReady (spec §8; v1beta2 defaults)";
+  wfpr->doc = "Kueue Configuration waitForPodsReady (v1beta2 defaults; Kueue docs: Setup All-or-nothing with ready Pods)";
   wfpr->fields = {
       cfg::boolean("enable", true, "evict a workload admitted but not running after timeout_s (on by default in v1beta2)"),
       cfg::number("timeout_s", 1800, "timeout").at_least(1).in_unit("s"),
@@ -824,7 +824,7 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
   };
   auto afs = std::make_shared<cfg::ObjectSpec>();
   afs->name = "kueue.admission_fair_sharing";
-  afs->doc = "Kueue Configuration admissionFairSharing (spec §7); applies to ClusterQueues with "
+  afs->doc = "Kueue Configuration admissionFairSharing (Kueue docs: Admission Fair Sharing); applies to ClusterQueues with "
              "admissionScope.admissionMode UsageBasedAdmissionFairSharing";
   afs->fields = {
       cfg::boolean("enable", false, "order heads by their LocalQueue's decayed usage / LocalQueue weight"),
@@ -847,7 +847,7 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
   };
   auto fs = std::make_shared<cfg::ObjectSpec>();
   fs->name = "kueue.fair_sharing";
-  fs->doc = "Kueue Configuration fairSharing (spec §7)";
+  fs->doc = "Kueue Configuration fairSharing (Kueue docs: Fair Sharing)";
   fs->fields = {
       cfg::boolean("enable", false, "fair sharing: DRS-ordered admission and fair preemption instead of classical"),
       cfg::array_of("preemption_strategies", cfg::Type::String,
@@ -865,7 +865,7 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
   };
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "scheduler(kueue)";
-  s->doc = "Kueue-like admission: ClusterQueues, cohorts, flavors, preemption (spec kueue-kai-model.md)";
+  s->doc = "Kueue-like admission: ClusterQueues, cohorts, flavors, preemption (Kueue docs: Concepts)";
   s->fields = {
       cfg::string("type", "kueue", "scheduler model").must(),
       cfg::array_of("manifests", cfg::Type::String,

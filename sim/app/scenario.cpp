@@ -250,7 +250,7 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 object("rehearse", rehearse_spec(), "targets of floorsim rehearse"),
                 object("fabric", fabric_coupling_spec(),
                        "fabric contention stretches communicating jobs' runtimes (null = none)").or_null(),
-                object("governance", governance_spec(), "change control: roles, class owners, loopholes (issue 9)"),
+                object("governance", governance_spec(), "change control: roles, class owners, loopholes"),
                 array_of("changes", change_spec(), "policy change events: applied at their time if allowed, else rejected; see governance")});
   return s;
 }

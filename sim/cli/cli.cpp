@@ -2,22 +2,116 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iostream>
+#include <set>
+#include <sstream>
 
 namespace floorsim::cli {
 
-bool parse(const Args& args, const std::string& verb, const std::string& usage,
-           const po::options_description& options, const po::positional_options_description& positional,
-           po::variables_map& vm) {
-  po::options_description all("Options (default in parentheses)");
+std::string wrap(const std::string& text, size_t indent, size_t width) {
+  std::istringstream words(text);
+  std::string out, word;
+  size_t col = indent;  // the caller has already written the first line's indent
+  bool first = true;
+  while (words >> word) {
+    if (!first && col + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (!first) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += word.size();
+    first = false;
+  }
+  return out;
+}
+
+namespace {
+
+constexpr size_t kDescColumn = 30;
+constexpr char kGlue = '\x1f';  // a space that wrap() must not break at: "(default: X)" stays on one line
+
+// One option's line: the flag column, then its description wrapped under kDescColumn.
+void print_row(std::ostream& os, const std::string& flags, std::string desc) {
+  os << "  " << flags;
+  if (flags.size() + 2 + 2 > kDescColumn) {
+    os << "\n" << std::string(kDescColumn, ' ');
+  } else {
+    os << std::string(kDescColumn - 2 - flags.size(), ' ');
+  }
+  std::string text = wrap(desc, kDescColumn);
+  std::replace(text.begin(), text.end(), kGlue, ' ');
+  os << text << "\n";
+}
+
+std::string placeholder_of(const VerbDoc& doc, const std::string& name) {
+  for (const auto& [option, placeholder] : doc.placeholders)
+    if (option == name) return placeholder;
+  return po::arg;  // Boost's own "arg": tests/cli/help.sh fails on it
+}
+
+// Splits Boost's "arg (=default)" into the placeholder part and the default text.
+std::pair<std::string, std::string> split_default(const std::string& param) {
+  const size_t at = param.find(" (=");
+  if (at == std::string::npos) return {param, ""};
+  return {param.substr(0, at), param.substr(at + 3, param.size() - at - 4)};
+}
+
+std::set<std::string> positional_names(const po::positional_options_description& positional) {
+  std::set<std::string> names;
+  const unsigned n = std::min(positional.max_total_count(), 16u);
+  for (unsigned i = 0; i < n; ++i) names.insert(positional.name_for_position(i));
+  return names;
+}
+
+}  // namespace
+
+void print_help(std::ostream& os, const std::string& verb, const VerbDoc& doc, const po::options_description& options,
+                const po::positional_options_description& positional) {
+  os << "Usage: floorsim " << verb << " " << doc.usage << "\n\n";
+  os << wrap(doc.description, 0) << "\n";
+  const auto positionals = positional_names(positional);
+  std::ostringstream args, opts;
+  for (const auto& od : options.options()) {
+    const std::string name = od->long_name();
+    const auto [value, def] = split_default(od->format_parameter());
+    const std::string shown = value == po::arg ? placeholder_of(doc, name) : value;
+    std::string desc = od->description();
+    if (positionals.count(name)) desc += "; also --" + name + " " + shown;
+    if (od->semantic()->is_required() && desc.find("required") == std::string::npos) desc += " (required)";
+    if (!def.empty()) desc += " (default:" + std::string(1, kGlue) + def + ")";
+    if (positionals.count(name)) {
+      print_row(args, shown, desc);
+      continue;
+    }
+    const std::string shrt = od->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    const bool has_short = shrt.size() == 2 && shrt[0] == '-';
+    print_row(opts, (has_short ? shrt + ", " : std::string("    ")) + "--" + name + (shown.empty() ? "" : " " + shown), desc);
+  }
+  print_row(opts, "-h, --help", "print this help and exit");
+  if (!args.str().empty()) os << "\nArguments:\n" << args.str();
+  os << "\nOptions:\n" << opts.str();
+  if (!doc.examples.empty()) {
+    os << "\nExamples:\n";
+    for (const auto& [command, what] : doc.examples) os << "  " << command << "\n      " << wrap(what, 6) << "\n";
+  }
+  os << "\nExit status:\n  0 ok, 1 a check failed, 2 bad input (one line on stderr, no partial output).\n";
+}
+
+bool parse(const Args& args, const std::string& verb, const VerbDoc& doc, const po::options_description& options,
+           const po::positional_options_description& positional, po::variables_map& vm) {
+  po::options_description all;
   all.add(options);
   all.add_options()("help,h", "print this help and exit");
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     if (vm.count("help")) {
-      std::cout << "usage: floorsim " << verb << " " << usage << "\n\n" << all << "\n";
+      print_help(std::cout, verb, doc, options, positional);
       return false;
     }
     po::notify(vm);

@@ -12,6 +12,19 @@
 
 namespace floorsim::cli {
 
+const VerbDoc kCalibrateDoc{
+    .usage = "--out FILE [--paths N] [--assets N] [--options N] [--seed N] [--threads N]",
+    .description =
+        "Measure this machine's Monte Carlo VaR throughput (correlated GBM paths, every option revalued by "
+        "Black-Scholes on every path, the loss quantile) on the GPU when built with CUDA and one is present, else on "
+        "the CPU through Thrust's OpenMP backend, and write paths/s and revaluations/s to a JSON file. A scenario's "
+        "job runtime model reads that file to turn a VaR job's paths into seconds.",
+    .placeholders = {{"out", "FILE"}, {"paths", "N"}, {"assets", "N"}, {"options", "N"}, {"seed", "N"}, {"threads", "N"}},
+    .examples = {{"floorsim calibrate --out calibration.json", "the default portfolio on every CPU core (or the GPU)"},
+                 {"floorsim calibrate --out cal.json --paths 100000 --assets 32 --threads 2",
+                  "a larger portfolio on two threads"}},
+};
+
 int verb_calibrate(const Args& args) {
   kernels::CalibrationParams p;
   std::string out;
@@ -25,8 +38,7 @@ int verb_calibrate(const Args& args) {
       ("threads", count_value(&p.threads, 0)->default_value(p.threads), "CPU threads for the OMP backend (0 = all)");
   po::positional_options_description pos;
   po::variables_map vm;
-  if (!parse(args, "calibrate", "--out calibration.json [--paths N --assets A --options O --seed S --threads T]", opt,
-             pos, vm))
+  if (!parse(args, "calibrate", kCalibrateDoc, opt, pos, vm))
     return kExitOk;
   if (out.empty()) throw UsageError("missing --out FILE");
   const kernels::Calibration c = kernels::run_calibration(p);

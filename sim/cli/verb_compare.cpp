@@ -1,4 +1,4 @@
-// floorsim compare BASELINE CURRENT --bands BANDS.json [--junit FILE] (issue 8): the regression
+// floorsim compare BASELINE CURRENT --bands BANDS.json [--junit FILE]: the regression
 // gate. Exit 0 when every metric is inside its band, 1 on a regression, 2 on bad input (and then
 // no JUnit file is written). The work is in sim/app/compare.{hpp,cpp}.
 #include <iostream>
@@ -9,6 +9,20 @@
 #include "sim/core/io.hpp"
 
 namespace floorsim::cli {
+
+const VerbDoc kCompareDoc{
+    .usage = "BASELINE CURRENT --bands FILE [--junit FILE] [--quiet]",
+    .description =
+        "The regression gate: compare each metric named in the bands file between a baseline and a current result "
+        "(metrics.json, a run directory, a sweep directory or results.jsonl; sweeps point by point) and print metric, "
+        "baseline, current, change, band and verdict. Exit 1 when any metric leaves its band, so CI can fail on it; "
+        "--junit also writes one JUnit test case per metric.",
+    .placeholders = {{"baseline", "PATH"}, {"current", "PATH"}, {"bands", "FILE"}, {"junit", "FILE"}},
+    .examples = {{"floorsim compare examples/ci/baseline-metrics.json out/quickstart --bands examples/ci/bands.json",
+                  "the quickstart run against its committed baseline"},
+                 {"floorsim compare old-sweep new-sweep --bands bands.json --junit gate.xml -q",
+                  "two sweeps point by point, only regressions printed, JUnit XML for the CI server"}},
+};
 
 int verb_compare(const Args& args) {
   po::options_description opts;
@@ -22,7 +36,7 @@ int verb_compare(const Args& args) {
   po::positional_options_description pos;
   pos.add("baseline", 1).add("current", 1);
   po::variables_map vm;
-  if (!parse(args, "compare", "BASELINE CURRENT --bands BANDS.json [--junit FILE]", opts, pos, vm)) return kExitOk;
+  if (!parse(args, "compare", kCompareDoc, opts, pos, vm)) return kExitOk;
   const auto band_list = app::compare::load_bands_file(bands);
   const auto base = app::compare::load_input(baseline);
   const auto cur = app::compare::load_input(current);

@@ -12,6 +12,20 @@
 
 namespace floorsim::cli {
 
+const VerbDoc kFabricDoc{
+    .usage = "FABRIC.json --out DIR [--routing MODE] | --format",
+    .description =
+        "The fat-tree sign-off pack: build the fabric (k-ary fat-tree, leaf-spine or any generalized fat-tree, with "
+        "taper and link generations), route each traffic profile (D-mod-K, hash ECMP or ideal split), solve max-min "
+        "fair contention, repeat for every degraded case (failed links, switches, pods), and write signoff.md and "
+        "signoff.json with bisection bounds, per-tier load and the slowest flows.",
+    .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}, {"routing", "MODE"}},
+    .examples = {{"floorsim fabric examples/fabric/k8_quant.json --out out/fabric",
+                  "sign off a k=8 fat-tree for the quant traffic"},
+                 {"floorsim fabric examples/fabric/qtbs_taper.json --out out/taper --routing ecmp",
+                  "the same pack with hash ECMP instead of the scenario's routing"}},
+};
+
 int verb_fabric(const Args& args) {
   po::options_description opt;
   std::string input, out, routing;
@@ -24,7 +38,7 @@ int verb_fabric(const Args& args) {
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  if (!parse(args, "fabric", "FABRIC.json --out DIR [--routing MODE]", opt, pos, vm)) return kExitOk;
+  if (!parse(args, "fabric", kFabricDoc, opt, pos, vm)) return kExitOk;
   if (vm["format"].as<bool>()) {
     std::cout << "fabric scenario format (key (type, default): description)\n\n"
               << cfg::describe(*fabric::fabric_scenario_spec());

@@ -1,4 +1,4 @@
-// floorsim impact / audit / lint (issue 9: change control).
+// floorsim impact / audit / lint: change control.
 #include <filesystem>
 #include <iostream>
 
@@ -15,6 +15,47 @@
 
 namespace floorsim::cli {
 
+const VerbDoc kImpactDoc{
+    .usage = "SCENARIO.json [--change ID]... [--out DIR] [--json]",
+    .description =
+        "Before a policy change is approved, show what it does: run the scenario once without its proposed changes "
+        "and once with each, and print per class the floor attainment, deadline margin and p99 wait before, after "
+        "and their difference. Changes are QOS, reservation, priority-weight, association or ClusterQueue edits "
+        "listed under the scenario's \"changes\".",
+    .placeholders = {{"scenario", "FILE"}, {"change", "ID"}, {"out", "DIR"}},
+    .examples = {{"floorsim impact examples/govern/changes.json", "every change of the example change log"},
+                 {"floorsim impact examples/govern/changes.json --change pricing-priority-no-risk --out out/impact",
+                  "one change, also written to out/impact/impact.json"}},
+};
+
+const VerbDoc kAuditDoc{
+    .usage = "RUN_DIR [--out DIR] [--scenario FILE]",
+    .description =
+        "Write the audit pack of a run: re-run its scenario (checking that it reproduces jobs.csv), then write the "
+        "controlled policy (every QOS, partition, reservation, priority weight, association and ClusterQueue field, "
+        "who may change it and how), the approval log of its policy changes, and the accounting in sacct "
+        "--parsable2 form.",
+    .placeholders = {{"run-dir", "DIR"}, {"out", "DIR"}, {"scenario", "FILE"}},
+    .examples = {{"floorsim audit out/govern --out out/audit --scenario examples/govern/changes.json",
+                  "the pack of a run of the change-control example"},
+                 {"floorsim audit out/quickstart --out out/quickstart-audit",
+                  "a run whose scenario names no file by relative path needs no --scenario"}},
+};
+
+const VerbDoc kLintDoc{
+    .usage = "CONFIG [--dump FILE] [--format table|json] | --rules",
+    .description =
+        "Policy lint: check a scenario JSON, a slurm.conf (with its sacctmgr dump) or Kueue YAML against rules that "
+        "catch configurations which do not do what their author meant (floors past capacity, limits never "
+        "enforced, a backfill window shorter than the longest time limit, ...). Each finding names the file and "
+        "line or JSON pointer. Exit 1 when there are findings.",
+    .placeholders = {{"config", "FILE"}, {"dump", "FILE"}, {"review-cadence-s", "S"}, {"high-priority", "N"},
+                     {"max-high-priority", "N"}, {"format", "FORMAT"}},
+    .examples = {{"floorsim lint examples/slurm-quant/slurm.conf --dump examples/slurm-quant/quant.dump",
+                  "a slurm.conf with its sacctmgr dump"},
+                 {"floorsim lint --rules", "every rule, its severity and what makes it fire"}},
+};
+
 int verb_impact(const Args& args) {
   po::options_description opts;
   std::string scenario, out;
@@ -27,7 +68,7 @@ int verb_impact(const Args& args) {
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  if (!parse(args, "impact", "SCENARIO.json [--change ID]... [--out DIR] [--json]", opts, pos, vm)) return 0;
+  if (!parse(args, "impact", kImpactDoc, opts, pos, vm)) return 0;
   const app::Scenario sc = app::load_scenario_file(scenario);
   const app::Impact im = app::analyse_impact(sc, ids);
   const auto j = app::to_json(im);
@@ -43,14 +84,14 @@ int verb_impact(const Args& args) {
 int verb_audit(const Args& args) {
   po::options_description opts;
   std::string run_dir, out, scenario;
-  opts.add_options()("run_dir", po::value(&run_dir)->required(), "a `floorsim run` output directory")
+  opts.add_options()("run-dir", po::value(&run_dir)->required(), "a `floorsim run` output directory")
       ("out,o", po::value(&out)->default_value("audit"), "audit pack directory (replaced atomically)")
       ("scenario", po::value(&scenario)->default_value(""),
        "the scenario file the run came from (default: RUN_DIR/scenario.resolved.json; needed when it names files by relative path)");
   po::positional_options_description pos;
-  pos.add("run_dir", 1);
+  pos.add("run-dir", 1);
   po::variables_map vm;
-  if (!parse(args, "audit", "RUN_DIR --out PACK_DIR [--scenario SCENARIO.json]", opts, pos, vm)) return 0;
+  if (!parse(args, "audit", kAuditDoc, opts, pos, vm)) return 0;
   const std::string file = scenario.empty() ? (std::filesystem::path(run_dir) / "scenario.resolved.json").string() : scenario;
   auto build = [&]() {
     try {
@@ -84,7 +125,7 @@ int verb_lint(const Args& args) {
   po::positional_options_description pos;
   pos.add("config", 1);
   po::variables_map vm;
-  if (!parse(args, "lint", "CONFIG [--dump DUMP] [--format table|json]", opts, pos, vm)) return 0;
+  if (!parse(args, "lint", kLintDoc, opts, pos, vm)) return 0;
   if (list) {
     for (const auto& r : app::lint_rules()) std::cout << fmt::format("{:<36} {:<8} {}\n", r.name, r.severity, r.what);
     return 0;

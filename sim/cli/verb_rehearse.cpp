@@ -1,4 +1,4 @@
-// floorsim rehearse [SCENARIO]: the night rehearsal (issue 7). Exit 0 when every criterion
+// floorsim rehearse [SCENARIO]: the night rehearsal. Exit 0 when every criterion
 // holds, 1 when one fails, 2 on bad input.
 #include <filesystem>
 #include <iostream>
@@ -11,6 +11,22 @@
 #include "sim/core/io.hpp"
 
 namespace floorsim::cli {
+
+const VerbDoc kRehearseDoc{
+    .usage = "[SCENARIO.json] [--out DIR] [--growth] [--print-default] [--quiet]",
+    .description =
+        "Rehearse a night before it happens: replay every class at peak (VaR and end-of-day batches with deadlines, "
+        "the intraday stream, training gangs, backtests) with a node failure part-way through, and judge it: do "
+        "deadline floors fit the cluster, does each batch finish with margin, does intraday p99 wait hold, does "
+        "preemption cascade, did any policy change skip its sign-off. Each failed criterion names the layer to fix "
+        "(floor, isolation, slack, governance). Without a file it runs the built-in quant night. --growth then "
+        "searches the largest load growth at which every criterion still holds.",
+    .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}},
+    .examples = {{"floorsim rehearse --out out/rehearse --growth",
+                  "the built-in quant night, its verdict, and how much more load it absorbs"},
+                 {"floorsim rehearse examples/rehearse-no-pool.json --out out/no-pool",
+                  "the same night with nothing held back for intraday: it fails and names the isolation layer"}},
+};
 
 int verb_rehearse(const Args& args) {
   po::options_description opts;
@@ -25,7 +41,7 @@ int verb_rehearse(const Args& args) {
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  if (!parse(args, "rehearse", "[SCENARIO.json] [--out DIR] [--growth]", opts, pos, vm)) return kExitOk;
+  if (!parse(args, "rehearse", kRehearseDoc, opts, pos, vm)) return kExitOk;
   if (print_default) {
     std::cout << app::dump(app::default_night());
     return kExitOk;

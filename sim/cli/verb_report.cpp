@@ -1,4 +1,4 @@
-// floorsim report DIR -o report.html (issue 8): one self-contained HTML file (inline SVG, no
+// floorsim report DIR -o report.html: one self-contained HTML file (inline SVG, no
 // script, no network) from a run or sweep directory. The work is in sim/app/report.{hpp,cpp}.
 #include <iostream>
 
@@ -8,6 +8,19 @@
 #include "sim/core/io.hpp"
 
 namespace floorsim::cli {
+
+const VerbDoc kReportDoc{
+    .usage = "DIR [-o FILE] [--metric M]...",
+    .description =
+        "Write one self-contained HTML report (inline SVG; no script, no network) of a run or sweep directory. For a "
+        "run: GPUs per class against its floor over time, the wait CDF per class, deadline margins, a Gantt view of "
+        "the largest jobs, preemptions and lost GPU-hours, and the verdict when the run was a rehearsal. For a sweep: "
+        "each metric against each axis, points coloured by verdict.",
+    .placeholders = {{"dir", "DIR"}, {"out", "FILE"}, {"metric", "M"}},
+    .examples = {{"floorsim report out/rehearse -o rehearse.html", "the report of a rehearsal"},
+                 {"floorsim report out/lhs -o lhs.html --metric wait_s.p99 --metric classes.var.deadline_margin_s",
+                  "two chosen metrics of a sweep against every axis"}},
+};
 
 int verb_report(const Args& args) {
   po::options_description opts;
@@ -21,7 +34,7 @@ int verb_report(const Args& args) {
   po::positional_options_description pos;
   pos.add("dir", 1);
   po::variables_map vm;
-  if (!parse(args, "report", "DIR -o report.html", opts, pos, vm)) return kExitOk;
+  if (!parse(args, "report", kReportDoc, opts, pos, vm)) return kExitOk;
   app::report::Options ro;
   ro.metrics = metrics;
   const std::string html = app::report::render(dir, ro);

@@ -11,6 +11,18 @@
 
 namespace floorsim::cli {
 
+const VerbDoc kSizeDoc{
+    .usage = "SCENARIO.json|RUN_DIR [--json FILE] [--base-dir DIR]",
+    .description =
+        "Entitlement sizing: from a scenario (run first, in memory) or a run directory, report each class's peak "
+        "GPU demand and propose floors: for a deadline class the peak demand inside its deadline window (the "
+        "deadline classes must fit the cluster together), for the others 1.5 x the observed peak, with a warning "
+        "where a floor would be more than 80% used.",
+    .placeholders = {{"input", "PATH"}, {"json", "FILE"}, {"base-dir", "DIR"}},
+    .examples = {{"floorsim size examples/rehearse-default.json", "size the floors of the built-in quant night"},
+                 {"floorsim size out/rehearse --json sizing.json", "size from a rehearsal already run, also as JSON"}},
+};
+
 int verb_size(const Args& args) {
   namespace fs = std::filesystem;
   po::options_description opts;
@@ -23,7 +35,7 @@ int verb_size(const Args& args) {
   po::positional_options_description pos;
   pos.add("input", 1);
   po::variables_map vm;
-  if (!parse(args, "size", "SCENARIO.json|RUN_DIR [--json FILE] [--base-dir DIR]", opts, pos, vm)) return kExitOk;
+  if (!parse(args, "size", kSizeDoc, opts, pos, vm)) return kExitOk;
   app::Scenario sc;
   std::string timeline, tfile;
   SimTime end_s = 0;

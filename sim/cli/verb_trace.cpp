@@ -11,6 +11,20 @@
 
 namespace floorsim::cli {
 
+const VerbDoc kTraceDoc{
+    .usage = "stats|convert FILE --format FORMAT [--json] [--to swf|csv -o FILE]",
+    .description =
+        "Read a job trace: the Standard Workload Format of the Parallel Workloads Archive (swf), the Helios, Philly "
+        "and Alibaba PAI GPU-cluster traces, Slurm `sacct --parsable2` output, or floorsim's own CSV. `stats` prints "
+        "rows read, jobs kept, rows skipped and fix-ups applied by reason, and the job mix; `convert` writes the jobs "
+        "as SWF or CSV.",
+    .placeholders = {{"action", "ACTION"}, {"input", "FILE"}, {"format", "FORMAT"}, {"to", "FORMAT"}, {"output", "FILE"},
+                     {"gpus-per-proc", "N"}, {"max-jobs", "N"}, {"missing-limit", "WHAT"}},
+    .examples = {{"floorsim trace stats examples/traces/quant_sacct.log --format sacct", "what floorsim reads from a sacct dump"},
+                 {"floorsim trace convert examples/traces/quant_sacct.log --format sacct --to csv -o jobs.csv",
+                  "the same jobs as floorsim CSV"}},
+};
+
 int verb_trace(const Args& args) {
   po::options_description opt;
   std::string action, input, format, to, output, missing_limit;
@@ -34,7 +48,7 @@ int verb_trace(const Args& args) {
   po::positional_options_description pos;
   pos.add("action", 1).add("input", 1);
   po::variables_map vm;
-  if (!parse(args, "trace", "stats|convert FILE --format F [--json] [--to swf|csv -o OUT]", opt, pos, vm)) return kExitOk;
+  if (!parse(args, "trace", kTraceDoc, opt, pos, vm)) return kExitOk;
 
   if (action != "stats" && action != "convert")
     throw UsageError(action.empty() ? "missing action; expected 'stats' or 'convert'"

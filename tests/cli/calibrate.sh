@@ -6,7 +6,7 @@ bin="$1"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 
-"$bin" calibrate --help | grep -q -- "--paths arg (=200000)" || { echo "calibrate --help lacks defaults"; exit 1; }
+"$bin" calibrate --help | grep -q -- "--paths N .*(default: 200000)" || { echo "calibrate --help lacks defaults"; exit 1; }
 "$bin" calibrate --out "$dir/cal.json" --paths 20000 --assets 4 --options 8 --threads 1 > "$dir/stdout"
 test -s "$dir/cal.json" || { echo "no calibration.json written"; exit 1; }
 ls "$dir" | grep -q tmp && { echo "temporary file left behind"; exit 1; }

@@ -73,5 +73,5 @@ check_bad '{"bands": [{"metric": "makespan_s", "upper": {"rel": "ten"}}]}' "bad.
 check_bad '{"bands": [{"metric": "classes.risk.floor_atainment", "lower": {"abs": 0.1}}]}' "bad.json:/bands/0/metric: 'classes.risk.floor_atainment' is not in the baseline"
 check_bad '{"bands": [' "bad.json:"
 check_bad '{"bands": [{"metric": "makespan_s", "max": 1}]}' "results.jsonl" "$T/s1"
-"$FS" compare --help | grep -qF -- "--junit arg (=\"\")" || fail "compare --help lacks --junit default"
+"$FS" compare --help | grep -qF -- "(default: \"\")" || fail "compare --help lacks --junit default"
 echo "compare.sh: ok"

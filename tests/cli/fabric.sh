@@ -8,7 +8,7 @@ TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 
 help="$("$FLOORSIM" fabric --help)"  # captured first: grep -q on a pipe would SIGPIPE the writer
-grep -q -- "--routing arg (=scenario)" <<<"$help"
+grep -q -- "--routing MODE .*(default: scenario)" <<<"$(tr -s " \n" " " <<<"$help")"
 format="$("$FLOORSIM" fabric --format)"
 grep -q "nvlink_domain_gpus" <<<"$format"
 

@@ -114,7 +114,7 @@ echo '{"base": "rehearse", "axes": [' > "$T/b4.json"
 check_bad "$T/b4.json" "b4.json:"
 
 # --help lists every option with its default.
-"$FS" sweep --help | grep -q -- "threads ] arg (=0)" || fail "sweep --help lacks --threads default"
-"$FS" sweep --help | grep -q -- "--shard arg (=0/1)" || fail "sweep --help lacks --shard default"
+"$FS" sweep --help | grep -q -- "-j, --threads N .*(default: 0)" || fail "sweep --help lacks --threads default"
+"$FS" sweep --help | tr -s " \n" " " | grep -q -- "--shard I/N .*(default: 0/1)" || fail "sweep --help lacks --shard default"
 "$FS" merge --help | grep -q "SHARD_DIR" || fail "merge --help"
 echo "sweep.sh: ok"
