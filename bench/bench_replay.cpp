@@ -27,7 +27,7 @@ size_t heap_bytes() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string path = std::string(FLOORSIM_SHARED_DIR) + "/traces/swf/KTH-SP2-1996-2.1-cln.swf";
+  std::string path = std::string(FLOORSIM_SOURCE_DIR) + "/traces/data/pwa/KTH-SP2-1996-2.1-cln.swf.gz";
   int reps = 5, scale = 1;
   std::string only;
   for (int i = 1; i < argc; ++i) {

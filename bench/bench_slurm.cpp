@@ -17,7 +17,7 @@
 using namespace floorsim;
 
 int main(int argc, char** argv) {
-  std::string path = std::string(FLOORSIM_SHARED_DIR) + "/traces/swf/KTH-SP2-1996-2.1-cln.swf";
+  std::string path = std::string(FLOORSIM_SOURCE_DIR) + "/traces/data/pwa/KTH-SP2-1996-2.1-cln.swf.gz";
   int reps = 3;
   size_t max_jobs = 0;
   std::string only;

@@ -6,12 +6,12 @@
 #   bench/slurm_outputs.sh build/sim/cli/floorsim /tmp/before   # on the old tree
 #   bench/slurm_outputs.sh build/sim/cli/floorsim /tmp/after    # on the new one
 #   diff -r /tmp/before /tmp/after                              # must print nothing
-# Needs ../shared beside the checkout (the KTH trace). Takes about 5 s.
+# Reads the KTH trace bundled in traces/data/pwa/. Takes about 5 s.
 set -euo pipefail
 BIN="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 OUT="$2"
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
-TRACE="$(cd "$SRC/../shared/traces/swf" && pwd)/KTH-SP2-1996-2.1-cln.swf"
+TRACE="$SRC/traces/data/pwa/KTH-SP2-1996-2.1-cln.swf.gz"
 rm -rf "$OUT" && mkdir -p "$OUT"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -28,9 +28,10 @@ constexpr const char* kColumns[] = {"id",        "submit_s",    "runtime_s",  "t
                                     "preemptible", "requeueable", "recorded_start_s"};
 }  // namespace
 
-TraceData read_csv(const std::string& path, std::string_view buf, const ReadOptions& opts) {
+TraceData read_csv(input::LineSource& src, const ReadOptions& opts) {
+  const std::string& path = src.path();
   JobBuilder b(path, Format::Csv, opts);
-  CsvReader in(path, buf);
+  CsvReader in(src);
   std::vector<std::string_view> f;
   if (!in.next(f)) fail(path, 1, "empty file; expected the floorsim job-list header (id,submit_s,...)");
   Header h;

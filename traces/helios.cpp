@@ -33,9 +33,10 @@ bool absent(std::string_view s) {
 }
 }  // namespace
 
-TraceData read_helios(const std::string& path, std::string_view buf, const ReadOptions& opts) {
+TraceData read_helios(input::LineSource& src, const ReadOptions& opts) {
+  const std::string& path = src.path();
   JobBuilder b(path, Format::Helios, opts);
-  CsvReader in(path, buf);
+  CsvReader in(src);
   std::vector<std::string_view> f;
   if (!in.next(f)) fail(path, 1, "empty file; expected the Helios cluster_log.csv header");
   Header h;

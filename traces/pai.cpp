@@ -29,9 +29,10 @@
 
 namespace floorsim::traces::detail {
 
-TraceData read_pai(const std::string& path, std::string_view buf, const ReadOptions& opts) {
+TraceData read_pai(input::LineSource& src, const ReadOptions& opts) {
+  const std::string& path = src.path();
   JobBuilder b(path, Format::PaiOpenb, opts);
-  CsvReader in(path, buf);
+  CsvReader in(src);
   std::vector<std::string_view> f;
   if (!in.next(f)) fail(path, 1, "empty file; expected the openb pod list header");
   Header h;

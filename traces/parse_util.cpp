@@ -9,19 +9,6 @@
 
 namespace floorsim::traces::detail {
 
-bool LineCursor::next(std::string_view& line) {
-  if (pos_ >= buf_.size()) return false;
-  const char* begin = buf_.data() + pos_;
-  const void* nl = std::memchr(begin, '\n', buf_.size() - pos_);
-  size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - buf_.data()) : buf_.size();
-  size_t len = end - pos_;
-  if (len > 0 && buf_[end - 1] == '\r') --len;
-  line = std::string_view(begin, len);
-  pos_ = end + 1;
-  ++line_no_;
-  return true;
-}
-
 static inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 void split_ws(std::string_view s, std::vector<std::string_view>& out) {
@@ -255,6 +242,8 @@ bool CsvReader::next(std::vector<std::string_view>& fields) {
   for (int extra = 0; extra < 1000 && cur_.next(more); ++extra) {
     joined_ += '\n';
     joined_ += more;
+    if (joined_.size() > cur_.max_line_bytes())
+      fail(path_, line_, fmt::format("quoted record longer than {} bytes; expected a closing quote", cur_.max_line_bytes()));
     if (split_csv(joined_, fields, scratch_)) return true;
   }
   fail(path_, line_, "malformed quoted field (unterminated, or text after the closing quote); expected RFC 4180 quoting");

@@ -1,5 +1,5 @@
 #pragma once
-// Shared helpers of the trace readers: line cursor over a whole-file buffer, field splitting,
+// Shared helpers of the trace readers: CSV records over a LineSource, field splitting,
 // strict number/time parsing (std::from_chars, no iostreams), and the JobBuilder that applies the
 // options common to every format (CPU-only, zero runtime, missing limit, epoch, sort, max_jobs).
 // Internal to traces/; not part of the public interface.
@@ -11,22 +11,10 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/core/input.hpp"
 #include "traces/trace.hpp"
 
 namespace floorsim::traces::detail {
-
-// Walks a buffer line by line. Accepts \n and \r\n endings; the last line may lack a newline.
-class LineCursor {
- public:
-  explicit LineCursor(std::string_view buf) : buf_(buf) {}
-  // Next line without its terminator; false at the end. line_no() is 1-based.
-  bool next(std::string_view& line);
-  size_t line_no() const { return line_no_; }
-
- private:
-  std::string_view buf_;
-  size_t pos_ = 0, line_no_ = 0;
-};
 
 // Splits on runs of spaces/tabs (leading/trailing ignored).
 void split_ws(std::string_view s, std::vector<std::string_view>& out);
@@ -57,17 +45,18 @@ std::string fmt_num(double v);
 // Throws InputError(file, "LINE", msg).
 [[noreturn]] void fail(const std::string& file, size_t line, const std::string& msg);
 
-// Reads CSV records from a buffer: blank lines are skipped, a quoted field may span lines.
+// Reads CSV records from a LineSource: blank lines are skipped, a quoted field may span lines
+// (the whole record then counts against the source's line cap).
 class CsvReader {
  public:
-  CsvReader(const std::string& path, std::string_view buf) : path_(path), cur_(buf) {}
+  explicit CsvReader(input::LineSource& src) : path_(src.path()), cur_(src) {}
   // Next record; false at the end. line() is the record's first line (1-based).
   bool next(std::vector<std::string_view>& fields);
   size_t line() const { return line_; }
 
  private:
   const std::string& path_;
-  LineCursor cur_;
+  input::LineSource& cur_;
   size_t line_ = 0;
   std::string joined_;
   std::deque<std::string> scratch_;  // deque: growing it keeps earlier views valid

@@ -74,9 +74,11 @@ std::optional<int64_t> yarn_id(const std::string& jobid) {
 
 }  // namespace
 
-TraceData read_philly(const std::string& path, std::string_view buf, const ReadOptions& opts) {
+TraceData read_philly(input::LineSource& src, const ReadOptions& opts) {
+  const std::string& path = src.path();
   JobBuilder b(path, Format::Philly, opts);
   b.where_is_index();
+  const std::string_view buf = src.rest();  // one JSON document, at most input::kMaxDocumentBytes
   json doc;
   try {
     doc = json::parse(buf.begin(), buf.end());

@@ -1,17 +1,19 @@
 #pragma once
-// One reader per format (internal to traces/). Each takes the whole file as a buffer.
+// One reader per format (internal to traces/). Each reads its file's lines from a LineSource
+// (streamed, plain or gzip, lines capped: sim/core/input.hpp); Philly, a JSON document, takes it whole.
 #include <string>
 #include <string_view>
 
+#include "sim/core/input.hpp"
 #include "traces/trace.hpp"
 
 namespace floorsim::traces::detail {
 
-TraceData read_swf(const std::string& path, std::string_view buf, const ReadOptions& opts);
-TraceData read_helios(const std::string& path, std::string_view buf, const ReadOptions& opts);
-TraceData read_philly(const std::string& path, std::string_view buf, const ReadOptions& opts);
-TraceData read_pai(const std::string& path, std::string_view buf, const ReadOptions& opts);
-TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOptions& opts);
-TraceData read_csv(const std::string& path, std::string_view buf, const ReadOptions& opts);
+TraceData read_swf(input::LineSource& src, const ReadOptions& opts);
+TraceData read_helios(input::LineSource& src, const ReadOptions& opts);
+TraceData read_philly(input::LineSource& src, const ReadOptions& opts);
+TraceData read_pai(input::LineSource& src, const ReadOptions& opts);
+TraceData read_sacct(input::LineSource& src, const ReadOptions& opts);
+TraceData read_csv(input::LineSource& src, const ReadOptions& opts);
 
 }  // namespace floorsim::traces::detail

@@ -15,11 +15,15 @@
 //     columns are adjacent, the extras go to the later one (their text is not used here).
 //     Counted as adjusted "pipe_in_free_text_recovered" / "record_split_across_lines_joined".
 //   * A record that cannot be aligned and spans several lines is taken to start with an orphan
-//     fragment (the tail of a record whose head is missing, e.g. the last line of
-//     sacct_dump2101.log): that first line is skipped ("orphan_fragment") and parsing restarts at
+//     fragment (the tail of a record whose head is missing, as a dump cut by hand can end
+//     with): that first line is skipped ("orphan_fragment") and parsing restarts at
 //     the next line. An incomplete record at the end of the file is an orphan fragment too.
 //     A single line that cannot be aligned is an InputError naming file:line and the column.
 // Rows:
+//   * One job per JobIDRaw (else JobID). sacct(1) lists only the most recent record of a job id,
+//     and one row per attempt of a requeued job with --duplicates (-D); requeueing resets
+//     Submit. The attempt with the latest Submit (ties: the later row) is the job; the others are
+//     skipped ("requeued_earlier_attempt").
 //   * Step rows (JobID `<id>.batch`, `.extern`, `.<n>`) are skipped ("step_row"): the allocation
 //     row describes the job. Array tasks `<array>_<idx>` are jobs; their id is JobIDRaw.
 // Mapping:
@@ -27,7 +31,8 @@
 //   submit_s = Submit, recorded_start_s = Start, runtime_s = End - Start. Times are local
 //        wall clock with no offset, so only differences are used: seconds since the earliest Submit.
 //   gpus = gres/gpu=N from AllocTRES (what was granted) when AllocTRES is non-empty, else from
-//        ReqTRES; untyped gres/gpu=N wins, else the sum of typed gres/gpu:<type>=N.
+//        ReqTRES; untyped gres/gpu=N wins, else the sum of typed gres/gpu:<type>=N. A count that
+//        is not a whole number in [0, 2^31) (gres/gpu=sixteen) is an InputError naming the line.
 //   nodes = NNodes (else AllocNodes), cpus = NCPUS (else AllocCPUS), priority = Priority.
 //   time_limit_s = Timelimit ([D-]HH:MM:SS); UNLIMITED -> unlimited (kNever); Partition_Limit or
 //        empty -> TimelimitRaw (minutes) when numeric, else unknown (missing_limit_is_runtime).
@@ -38,7 +43,9 @@
 //   end_before_start, cpu_only_job (no GPUs, unless keep_cpu_jobs: the sample dumps have none).
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -48,6 +55,10 @@
 namespace floorsim::traces::detail {
 
 namespace {
+
+// sacct prints one row per attempt of a requeued job (with --duplicates): all but the most
+// recent are skipped under this reason.
+constexpr const char* kSkipRequeuedAttempt = "requeued_earlier_attempt";
 
 enum class Kind : uint8_t { Any, Free, Time, Duration, Int, LimitRaw, JobId, ExitCode, State, Tres };
 
@@ -178,10 +189,9 @@ bool ids_consistent(std::string_view id, std::string_view raw) {
 }
 
 // GPUs in a TRES string: untyped gres/gpu=N wins, else the sum of gres/gpu:<type>=N.
-// Returns -1 when the string names no GPU at all, kBadGpus for a count that is negative or
-// past int32 (the sum is bounded so that it cannot overflow either).
-constexpr int64_t kBadGpus = -2;
-int64_t tres_gpus(std::string_view s) {
+// Returns -1 when the string names no GPU at all. A count that is not a whole number, negative
+// or past int32 sets `bad` to the offending item (the sum is bounded so it cannot overflow).
+int64_t tres_gpus(std::string_view s, std::string_view& bad) {
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   int64_t untyped = -1, typed = 0;
   bool any_typed = false;
@@ -191,18 +201,18 @@ int64_t tres_gpus(std::string_view s) {
     size_t eq = p.find('=');
     if (eq == std::string_view::npos) continue;
     std::string_view key = p.substr(0, eq), val = p.substr(eq + 1);
-    if (key == "gres/gpu") {
-      if (auto n = to_int(val)) {
-        if (*n < 0 || *n > kMax) return kBadGpus;
-        untyped = *n;
-      }
-    } else if (key.rfind("gres/gpu:", 0) == 0) {
-      if (auto n = to_int(val)) {
-        if (*n < 0 || *n > kMax) return kBadGpus;
-        typed += *n;
-        if (typed > kMax) return kBadGpus;
-        any_typed = true;
-      }
+    const bool is_untyped = key == "gres/gpu", is_typed = key.rfind("gres/gpu:", 0) == 0;
+    if (!is_untyped && !is_typed) continue;
+    const auto n = to_int(val);
+    if (!n || *n < 0 || *n > kMax || (is_typed && typed + *n > kMax)) {
+      bad = p;
+      return -1;
+    }
+    if (is_untyped) {
+      untyped = *n;
+    } else {
+      typed += *n;
+      any_typed = true;
     }
   }
   if (untyped >= 0) return untyped;
@@ -273,64 +283,102 @@ struct Aligner {
   }
 };
 
-}  // namespace
 
-TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOptions& opts) {
-  JobBuilder b(path, Format::Sacct, opts);
-  b.allow_duplicate_ids();
-  std::vector<std::string_view> lines;
-  {
-    LineCursor cur(buf);
+// The lines of a dump from some line on, read on demand: a record is joined from several lines,
+// and an orphan fragment restarts parsing one line after its first, so a few lines are kept.
+class LineWindow {
+ public:
+  explicit LineWindow(input::LineSource& src) : src_(src) {}
+  // Whether line k (0-based) exists; reads up to it.
+  bool has(size_t k) {
     std::string_view l;
-    while (cur.next(l)) lines.push_back(l);
-  }
-  size_t i = 0;
-  while (i < lines.size() && trim(lines[i]).empty()) ++i;
-  if (i == lines.size()) fail(path, 1, "empty file; expected a sacct --parsable2 header line");
-  Header h;
-  {
-    std::vector<std::string_view> f;
-    split_char(lines[i], '|', f);
-    for (auto s : f) h.names.emplace_back(trim(s));
-  }
-  const size_t hl = i + 1;
-  ++i;
-  const size_t H = h.names.size();
-  const int c_jobid = h.need("JobID", path, hl), c_raw = h.find("JobIDRaw"), c_submit = h.need("Submit", path, hl),
-            c_start = h.need("Start", path, hl), c_end = h.need("End", path, hl), c_user = h.find("User"),
-            c_account = h.find("Account"), c_part = h.find("Partition"), c_qos = h.find("QOS"),
-            c_alloc_tres = h.find("AllocTRES"), c_req_tres = h.find("ReqTRES"),
-            c_nodes = h.find("NNodes") >= 0 ? h.find("NNodes") : h.find("AllocNodes"),
-            c_cpus = h.find("NCPUS") >= 0 ? h.find("NCPUS") : h.find("AllocCPUS"), c_limit = h.find("Timelimit"),
-            c_limit_raw = h.find("TimelimitRaw"), c_prio = h.find("Priority"),
-            c_nodelist = h.find("NodeList"), c_state = h.find("State");
-  Aligner al;
-  for (const auto& n : h.names) al.kinds.push_back(column_kind(n));
-  al.c_jobid = c_jobid;
-  al.c_raw = c_raw;
-  Aligner probe = al;  // checks whether a following line is a record of its own
-  std::vector<std::string_view> probe_col;
-  // A record spanning more physical lines than this is taken as broken (bounds the work).
-  constexpr size_t kMaxRecordLines = 256;
-
-  std::vector<std::string_view> f, part, col;
-  std::string text;
-  while (i < lines.size()) {
-    if (trim(lines[i]).empty()) {
-      ++i;
-      continue;
+    while (base_ + lines_.size() <= k) {
+      if (!src_.next(l)) return false;
+      if (spare_.empty()) {
+        lines_.emplace_back(l);
+      } else {
+        lines_.push_back(std::move(spare_.back()));
+        spare_.pop_back();
+        lines_.back().assign(l);
+      }
     }
-    const size_t first = i, line_no = i + 1;
-    split_char(lines[i], '|', f);
-    const size_t first_count = f.size();
+    return true;
+  }
+  std::string_view at(size_t k) const { return lines_[k - base_]; }  // after has(k)
+  // Lines before k are no longer needed.
+  void drop_before(size_t k) {
+    for (; base_ < k && !lines_.empty(); ++base_) {
+      spare_.push_back(std::move(lines_.front()));
+      lines_.pop_front();
+    }
+  }
+  size_t max_record_bytes() const { return src_.max_line_bytes(); }
+
+ private:
+  input::LineSource& src_;
+  std::deque<std::string> lines_;
+  std::vector<std::string> spare_;  // strings reused for later lines (keeps their capacity)
+  size_t base_ = 0;                 // line number (0-based) of lines_.front()
+};
+
+// The header line and the columns the mapping reads (-1 when absent).
+struct SacctColumns {
+  Header h;
+  size_t line_no = 0;
+  int jobid, raw, submit, start, end, user, account, part, qos, alloc_tres, req_tres, nodes, cpus, limit, limit_raw,
+      prio, nodelist, state;
+};
+
+SacctColumns read_header(LineWindow& in, const std::string& path, size_t& i) {
+  while (in.has(i) && trim(in.at(i)).empty()) ++i;
+  if (!in.has(i)) fail(path, 1, "empty file; expected a sacct --parsable2 header line");
+  SacctColumns c;
+  std::vector<std::string_view> f;
+  split_char(in.at(i), '|', f);
+  for (auto s : f) c.h.names.emplace_back(trim(s));
+  c.line_no = ++i;
+  const Header& h = c.h;
+  const size_t hl = c.line_no;
+  c.jobid = h.need("JobID", path, hl), c.raw = h.find("JobIDRaw"), c.submit = h.need("Submit", path, hl),
+  c.start = h.need("Start", path, hl), c.end = h.need("End", path, hl), c.user = h.find("User"),
+  c.account = h.find("Account"), c.part = h.find("Partition"), c.qos = h.find("QOS"),
+  c.alloc_tres = h.find("AllocTRES"), c.req_tres = h.find("ReqTRES"),
+  c.nodes = h.find("NNodes") >= 0 ? h.find("NNodes") : h.find("AllocNodes"),
+  c.cpus = h.find("NCPUS") >= 0 ? h.find("NCPUS") : h.find("AllocCPUS"), c.limit = h.find("Timelimit"),
+  c.limit_raw = h.find("TimelimitRaw"), c.prio = h.find("Priority"), c.nodelist = h.find("NodeList"),
+  c.state = h.find("State");
+  return c;
+}
+
+// Reassembles records from physical lines (see the top of this file): joins lines split by a
+// newline in SubmitLine and gives the extra fields of a '|' in free text to free-text columns.
+class RecordReader {
+ public:
+  RecordReader(LineWindow& in, const SacctColumns& c, const std::string& path, size_t first_line)
+      : in_(in), c_(c), path_(path), i_(first_line) {
+    for (const auto& n : c.h.names) al_.kinds.push_back(column_kind(n));
+    al_.c_jobid = c.jobid;
+    al_.c_raw = c.raw;
+    probe_ = al_;
+  }
+  enum class Got { End, Record, Orphan };
+  // Next record: its columns in col(), valid until the next call.
+  Got next() {
+    while (in_.has(i_) && trim(in_.at(i_)).empty()) ++i_;
+    in_.drop_before(i_);
+    if (!in_.has(i_)) return Got::End;
+    const size_t H = c_.h.names.size();
+    const size_t first = i_;
+    line_no_ = i_ + 1;
+    split_char(in_.at(first), '|', f_);
+    const size_t first_count = f_.size();
     // Phase 1: a record with too few fields continues on the next lines (newline in SubmitLine).
-    size_t count = first_count, j = i + 1;
-    text.assign(lines[i]);
-    while (count < H && j < lines.size()) {
-      text += '\n';
-      text += lines[j];
-      split_char(lines[j], '|', part);
-      count += part.size() - 1;
+    size_t count = first_count, j = first + 1;
+    text_.assign(in_.at(first));
+    while (count < H && in_.has(j) && text_.size() <= in_.max_record_bytes()) {
+      append_line(j);
+      split_char(in_.at(j), '|', part_);
+      count += part_.size() - 1;
       ++j;
     }
     // Phase 2: align; if that fails, the text may go on (a '|' in a continuation line made the
@@ -338,133 +386,222 @@ TraceData read_sacct(const std::string& path, std::string_view buf, const ReadOp
     // record by itself.
     int bad = -2;
     for (;;) {
-      split_char(text, '|', f);
-      if (f.size() >= H) {
-        bad = al.align(f, col);
+      split_char(text_, '|', f_);
+      if (f_.size() >= H) {
+        bad = al_.align(f_, col_);
         if (bad == -1) break;
       }
-      if (j >= lines.size() || j - first >= kMaxRecordLines) break;
-      split_char(lines[j], '|', part);
-      if (part.size() >= H && probe.align(part, probe_col) == -1) break;
-      text += '\n';
-      text += lines[j];
+      if (!in_.has(j) || j - first >= kMaxRecordLines || text_.size() > in_.max_record_bytes()) break;
+      split_char(in_.at(j), '|', part_);
+      if (part_.size() >= H && probe_.align(part_, probe_col_) == -1) break;
+      append_line(j);
       ++j;
     }
-    if (bad != -1) {
-      if (first_count < H) {  // a fragment: the tail of a record whose head is missing
-        b.row();
-        b.skip("orphan_fragment");
-        i = first + 1;
-        continue;
-      }
-      // A single line with enough fields that does not align: malformed. Report what the
-      // line alone got wrong.
-      split_char(lines[first], '|', f);
-      bad = al.align(f, col);
-      if (bad == c_raw && valid(Kind::JobId, f[bad]))
-        fail(path, line_no, fmt::format("JobIDRaw '{}' differs from JobID '{}'; expected the same id for a plain job",
-                                        f[bad], f[c_jobid]));
-      if (bad >= 0)
-        fail(path, line_no, fmt::format("column {} is '{}'; expected {}", h.names[bad], f[bad], expected(al.kinds[bad])));
-      fail(path, line_no,
-           fmt::format("{} fields, header has {}; cannot attribute the extra '|' to free-text columns "
-                       "(JobName, Comment, Constraints, SubmitLine, ...)",
-                       f.size(), H));
+    if (bad == -1) {
+      lines_ = j - first;
+      extra_fields_ = f_.size() > H;
+      i_ = j;
+      return Got::Record;
     }
-    const bool multi = j > first + 1;
-    i = j;
-    b.row();
-    if (multi) b.adjust("record_split_across_lines_joined");
-    if (f.size() > H) b.adjust("pipe_in_free_text_recovered");
-    // col may point into text or al.joined: both stay untouched until the next record.
+    if (first_count < H) {  // a fragment: the tail of a record whose head is missing
+      i_ = first + 1;
+      return Got::Orphan;
+    }
+    fail_unaligned(first);
+  }
+  const std::vector<std::string_view>& col() const { return col_; }
+  size_t line_no() const { return line_no_; }
+  bool joined_lines() const { return lines_ > 1; }
+  bool extra_fields() const { return extra_fields_; }
 
-    const std::string_view jobid = trim(col[c_jobid]);
-    if (jobid.find('.') != std::string_view::npos) {
+ private:
+  // A record spanning more physical lines than this is taken as broken (bounds the work).
+  static constexpr size_t kMaxRecordLines = 256;
+
+  void append_line(size_t j) {
+    text_ += '\n';
+    text_ += in_.at(j);
+  }
+  // A single line with enough fields that does not align: malformed. Reports what the line
+  // alone got wrong.
+  [[noreturn]] void fail_unaligned(size_t first) {
+    split_char(in_.at(first), '|', f_);
+    const int bad = al_.align(f_, col_);
+    if (bad == c_.raw && valid(Kind::JobId, f_[bad]))
+      fail(path_, line_no_, fmt::format("JobIDRaw '{}' differs from JobID '{}'; expected the same id for a plain job",
+                                        f_[bad], f_[c_.jobid]));
+    if (bad >= 0)
+      fail(path_, line_no_,
+           fmt::format("column {} is '{}'; expected {}", c_.h.names[bad], f_[bad], expected(al_.kinds[bad])));
+    fail(path_, line_no_,
+         fmt::format("{} fields, header has {}; cannot attribute the extra '|' to free-text columns "
+                     "(JobName, Comment, Constraints, SubmitLine, ...)",
+                     f_.size(), c_.h.names.size()));
+  }
+
+  LineWindow& in_;
+  const SacctColumns& c_;
+  const std::string& path_;
+  size_t i_;  // next line (0-based)
+  Aligner al_, probe_;  // probe_: checks whether a following line is a record of its own
+  std::vector<std::string_view> f_, part_, col_, probe_col_;
+  std::string text_;  // col_ may point into text_ or al_.joined: both kept until the next call
+  size_t line_no_ = 0, lines_ = 0;
+  bool extra_fields_ = false;
+};
+
+// What one allocation row becomes: a job, or the reason it is skipped.
+struct RowOutcome {
+  JobSpec job;
+  const char* skip = nullptr;
+  double submit = -kNever;  // for picking the most recent attempt; -inf when unknown
+  size_t line_no = 0;
+};
+
+RowOutcome map_row(const std::vector<std::string_view>& col, const SacctColumns& c, size_t line_no,
+                   const std::string& path, JobBuilder& b) {
+  RowOutcome r;
+  r.line_no = line_no;
+  JobSpec& jb = r.job;
+  const std::string_view jobid = trim(col[c.jobid]);
+  if (c.raw >= 0 && all_digits(trim(col[c.raw]))) {
+    jb.id = *to_int(trim(col[c.raw]));
+  } else if (all_digits(jobid)) {
+    jb.id = *to_int(jobid);
+  } else {
+    size_t d = 0;
+    while (d < jobid.size() && jobid[d] >= '0' && jobid[d] <= '9') ++d;
+    jb.id = *to_int(jobid.substr(0, d));  // valid_job_id guarantees leading digits
+    b.adjust("id_from_jobid_prefix");
+  }
+  const std::string_view s_submit = trim(col[c.submit]), s_start = trim(col[c.start]), s_end = trim(col[c.end]);
+  if (is_time_absent(s_submit)) {
+    r.skip = "submit_unknown";
+    return r;
+  }
+  const double submit = *to_naive_time(s_submit);  // validated by align()
+  r.submit = submit;
+  b.note_submit(submit);
+  if (is_time_absent(s_start)) {
+    r.skip = "never_started";
+    return r;
+  }
+  if (is_time_absent(s_end)) {
+    r.skip = "still_running";
+    return r;
+  }
+  const double start = *to_naive_time(s_start), end = *to_naive_time(s_end);
+  // Slurm gives a job cancelled while pending Start = End = the cancel time and NodeList
+  // "None assigned" (State CANCELLED by <uid>, Reason JobHeldUser): it never ran.
+  const bool none_assigned = c.nodelist >= 0 && trim(col[c.nodelist]) == "None assigned";
+  const bool cancelled_unallocated = end == start && c.state >= 0 && trim(col[c.state]).rfind("CANCELLED", 0) == 0 &&
+                                     (c.alloc_tres < 0 || trim(col[c.alloc_tres]).empty());
+  if (none_assigned || cancelled_unallocated) {
+    r.skip = "never_started";
+    return r;
+  }
+  if (end < start) {
+    r.skip = "end_before_start";
+    return r;
+  }
+  jb.submit_s = submit;
+  jb.recorded_start_s = start;
+  jb.runtime_s = end - start;
+
+  const int tres_col = c.alloc_tres >= 0 && !trim(col[c.alloc_tres]).empty() ? c.alloc_tres : c.req_tres;
+  std::string_view bad;
+  const int64_t gpus = tres_col >= 0 ? tres_gpus(col[tres_col], bad) : -1;
+  if (!bad.empty())
+    fail(path, line_no,
+         fmt::format("{} has '{}'; expected gres/gpu=N or gres/gpu:TYPE=N with N a GPU count in [0, 2147483647]",
+                     c.h.names[tres_col], bad));
+  jb.gpus = static_cast<int32_t>(std::max<int64_t>(0, gpus));
+  constexpr int64_t kI32 = std::numeric_limits<int32_t>::max();
+  auto int_col = [&](int k) -> int64_t {
+    if (k < 0) return 0;
+    auto v = to_int(col[k]);
+    return v ? *v : 0;
+  };
+  auto count_col = [&](int k) -> int32_t {
+    const int64_t v = int_col(k);
+    if (v < 0 || v > kI32)
+      fail(path, line_no, fmt::format("column {} is {}; expected a count in [0, 2147483647]", c.h.names[k], v));
+    return static_cast<int32_t>(v);
+  };
+  jb.nodes = count_col(c.nodes);
+  jb.cpus = count_col(c.cpus);
+  jb.priority = static_cast<int32_t>(std::clamp<int64_t>(int_col(c.prio), -kI32, kI32));
+
+  jb.time_limit_s = JobBuilder::kUnknownLimit;
+  const std::string_view lim = c.limit >= 0 ? trim(col[c.limit]) : std::string_view();
+  if (lim == "UNLIMITED") {
+    jb.time_limit_s = kNever;
+  } else if (auto d = to_slurm_duration(lim)) {
+    jb.time_limit_s = *d;
+  } else if (c.limit_raw >= 0) {
+    const std::string_view raw = trim(col[c.limit_raw]);
+    if (raw == "UNLIMITED") jb.time_limit_s = kNever;
+    else if (all_digits(raw)) jb.time_limit_s = static_cast<double>(*to_int(raw)) * 60.0;  // minutes
+  }
+  if (c.user >= 0) jb.user = b.intern(trim(col[c.user]));
+  if (c.account >= 0) jb.account = b.intern(trim(col[c.account]));
+  if (c.part >= 0) jb.partition = b.intern(trim(col[c.part]));
+  if (c.qos >= 0) jb.qos = b.intern(trim(col[c.qos]));
+  return r;
+}
+
+// The key that names one job across its attempts: JobIDRaw, else the JobID text.
+std::string job_key(const std::vector<std::string_view>& col, const SacctColumns& c) {
+  if (c.raw >= 0 && !trim(col[c.raw]).empty()) return std::string(trim(col[c.raw]));
+  return std::string(trim(col[c.jobid]));
+}
+
+}  // namespace
+
+TraceData read_sacct(input::LineSource& src, const ReadOptions& opts) {
+  const std::string& path = src.path();
+  JobBuilder b(path, Format::Sacct, opts);
+  // Without JobIDRaw, array tasks 7_1 and 7_2 both take id 7 (id_from_jobid_prefix).
+  b.allow_duplicate_ids();
+  LineWindow in(src);
+  size_t i = 0;
+  const SacctColumns c = read_header(in, path, i);
+  RecordReader records(in, c, path, i);
+  // One entry per allocation row, in file order; an earlier attempt of a job is replaced by a
+  // later one (kRequeuedAttempt) when both are kept to the end.
+  std::vector<RowOutcome> rows;
+  std::unordered_map<std::string, size_t> latest;  // job key -> index in rows
+  for (RecordReader::Got got; (got = records.next()) != RecordReader::Got::End;) {
+    b.row();
+    if (got == RecordReader::Got::Orphan) {
+      b.skip("orphan_fragment");
+      continue;
+    }
+    if (records.joined_lines()) b.adjust("record_split_across_lines_joined");
+    if (records.extra_fields()) b.adjust("pipe_in_free_text_recovered");
+    const auto& col = records.col();
+    if (trim(col[c.jobid]).find('.') != std::string_view::npos) {
       b.skip("step_row");
       continue;
     }
-    JobSpec jb;
-    if (c_raw >= 0 && all_digits(trim(col[c_raw]))) {
-      jb.id = *to_int(trim(col[c_raw]));
-    } else if (all_digits(jobid)) {
-      jb.id = *to_int(jobid);
-    } else {
-      size_t d = 0;
-      while (d < jobid.size() && jobid[d] >= '0' && jobid[d] <= '9') ++d;
-      jb.id = *to_int(jobid.substr(0, d));  // valid_job_id guarantees leading digits
-      b.adjust("id_from_jobid_prefix");
+    RowOutcome r = map_row(col, c, records.line_no(), path, b);
+    const auto [it, fresh] = latest.try_emplace(job_key(col, c), rows.size());
+    if (!fresh) {
+      // sacct lists one row per attempt of a requeued job only with --duplicates; without it, the
+      // most recent. Keep that one: the latest Submit (requeueing resets it), ties to the later row.
+      RowOutcome& old = rows[it->second];
+      if (r.submit < old.submit) {
+        r.skip = kSkipRequeuedAttempt;
+      } else {
+        old.skip = kSkipRequeuedAttempt;
+        it->second = rows.size();
+      }
     }
-    const std::string_view s_submit = trim(col[c_submit]), s_start = trim(col[c_start]), s_end = trim(col[c_end]);
-    if (is_time_absent(s_submit)) {
-      b.skip("submit_unknown");
-      continue;
-    }
-    const double submit = *to_naive_time(s_submit);  // validated by align()
-    b.note_submit(submit);
-    if (is_time_absent(s_start)) {
-      b.skip("never_started");
-      continue;
-    }
-    if (is_time_absent(s_end)) {
-      b.skip("still_running");
-      continue;
-    }
-    const double start = *to_naive_time(s_start), end = *to_naive_time(s_end);
-    // Slurm gives a job cancelled while pending Start = End = the cancel time and NodeList
-    // "None assigned" (sacct_dump2101.log: CANCELLED by <uid>, JobHeldUser): it never ran.
-    const bool none_assigned = c_nodelist >= 0 && trim(col[c_nodelist]) == "None assigned";
-    const bool cancelled_unallocated = end == start && c_state >= 0 && trim(col[c_state]).rfind("CANCELLED", 0) == 0 &&
-                                       (c_alloc_tres < 0 || trim(col[c_alloc_tres]).empty());
-    if (none_assigned || cancelled_unallocated) {
-      b.skip("never_started");
-      continue;
-    }
-    if (end < start) {
-      b.skip("end_before_start");
-      continue;
-    }
-    jb.submit_s = submit;
-    jb.recorded_start_s = start;
-    jb.runtime_s = end - start;
-
-    int64_t gpus = -1;
-    if (c_alloc_tres >= 0 && !trim(col[c_alloc_tres]).empty()) gpus = tres_gpus(col[c_alloc_tres]);
-    else if (c_req_tres >= 0) gpus = tres_gpus(col[c_req_tres]);
-    if (gpus == kBadGpus)
-      fail(path, line_no, "a gres/gpu count is negative or past 2147483647; expected a GPU count in [0, 2147483647]");
-    jb.gpus = static_cast<int32_t>(std::max<int64_t>(0, gpus));
-    constexpr int64_t kI32 = std::numeric_limits<int32_t>::max();
-    auto int_col = [&](int c) -> int64_t {
-      if (c < 0) return 0;
-      auto v = to_int(col[c]);
-      return v ? *v : 0;
-    };
-    auto count_col = [&](int c) -> int32_t {
-      const int64_t v = int_col(c);
-      if (v < 0 || v > kI32)
-        fail(path, line_no, fmt::format("column {} is {}; expected a count in [0, 2147483647]", h.names[c], v));
-      return static_cast<int32_t>(v);
-    };
-    jb.nodes = count_col(c_nodes);
-    jb.cpus = count_col(c_cpus);
-    jb.priority = static_cast<int32_t>(std::clamp<int64_t>(int_col(c_prio), -kI32, kI32));
-
-    jb.time_limit_s = JobBuilder::kUnknownLimit;
-    const std::string_view lim = c_limit >= 0 ? trim(col[c_limit]) : std::string_view();
-    if (lim == "UNLIMITED") {
-      jb.time_limit_s = kNever;
-    } else if (auto d = to_slurm_duration(lim)) {
-      jb.time_limit_s = *d;
-    } else if (c_limit_raw >= 0) {
-      const std::string_view raw = trim(col[c_limit_raw]);
-      if (raw == "UNLIMITED") jb.time_limit_s = kNever;
-      else if (all_digits(raw)) jb.time_limit_s = static_cast<double>(*to_int(raw)) * 60.0;  // minutes
-    }
-    if (c_user >= 0) jb.user = b.intern(trim(col[c_user]));
-    if (c_account >= 0) jb.account = b.intern(trim(col[c_account]));
-    if (c_part >= 0) jb.partition = b.intern(trim(col[c_part]));
-    if (c_qos >= 0) jb.qos = b.intern(trim(col[c_qos]));
-    b.add(jb, line_no);
+    rows.push_back(std::move(r));
+  }
+  for (auto& r : rows) {
+    if (r.skip) b.skip(r.skip);
+    else b.add(r.job, r.line_no);
   }
   return b.finish(/*shift_epoch=*/true);
 }

@@ -84,15 +84,15 @@ class LabelCache {
 
 }  // namespace
 
-TraceData read_swf(const std::string& path, std::string_view buf, const ReadOptions& opts) {
+TraceData read_swf(input::LineSource& src, const ReadOptions& opts) {
+  const std::string& path = src.path();
   JobBuilder b(path, Format::Swf, opts);
-  LineCursor cur(buf);
   std::string_view line;
   std::vector<std::string_view> f;
   f.reserve(24);
   double v[18];
   LabelCache users('u'), groups('g'), queues('q'), parts('p');
-  while (cur.next(line)) {
+  while (src.next(line)) {
     std::string_view t = trim(line);
     if (t.empty()) continue;
     if (t.front() == ';') {
@@ -101,12 +101,12 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
     }
     split_ws(t, f);
     if (f.size() != 18)
-      fail(path, cur.line_no(), fmt::format("{} fields; expected the 18 whitespace-separated SWF fields", f.size()));
+      fail(path, src.line_no(), fmt::format("{} fields; expected the 18 whitespace-separated SWF fields", f.size()));
     for (int i = 0; i < 18; ++i) {
       auto d = to_double(f[i]);
       // Ids, counts and labels are rounded to integers: past 2^53 that rounding is meaningless.
       if (!d || !std::isfinite(*d) || std::fabs(*d) > 9e15)
-        fail(path, cur.line_no(),
+        fail(path, src.line_no(),
              fmt::format("field {} ({}) is '{}'; expected a number within +-9e15 (-1 = unknown)", i + 1,
                          kSwfFieldNames[i], f[i]));
       v[i] = *d;
@@ -116,7 +116,7 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
 
     const int status = static_cast<int>(std::llround(v[10]));
     if (status < -1 || status > 5)
-      fail(path, cur.line_no(), fmt::format("status (field 11) is {}; expected -1, 0, 1, 2, 3, 4 or 5", f[10]));
+      fail(path, src.line_no(), fmt::format("status (field 11) is {}; expected -1, 0, 1, 2, 3, 4 or 5", f[10]));
     if (status >= 2 && status <= 4) {
       b.skip("partial_execution_record");
       continue;
@@ -144,7 +144,7 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
     j.runtime_s = run;
     j.recorded_start_s = wait >= 0 ? submit + wait : -1;
     if (std::llround(procs) * opts.gpus_per_proc > std::numeric_limits<int32_t>::max())
-      fail(path, cur.line_no(), fmt::format("{} procs x {} GPUs per proc; expected at most {} GPUs per job",
+      fail(path, src.line_no(), fmt::format("{} procs x {} GPUs per proc; expected at most {} GPUs per job",
                                             std::llround(procs), opts.gpus_per_proc, std::numeric_limits<int32_t>::max()));
     j.gpus = static_cast<int32_t>(std::llround(procs) * opts.gpus_per_proc);
     j.nodes = 0;
@@ -153,10 +153,10 @@ TraceData read_swf(const std::string& path, std::string_view buf, const ReadOpti
     j.account = groups.get(b, v[12]);
     j.qos = queues.get(b, v[14]);
     j.partition = parts.get(b, v[15]);
-    b.add(j, cur.line_no());
+    b.add(j, src.line_no());
   }
   // An empty (or header-only) file replays as an empty night: almost surely a wrong or cut file.
-  if (b.report().rows == 0) fail(path, std::max<size_t>(1, cur.line_no()), "no job records; expected lines of the 18 SWF fields");
+  if (b.report().rows == 0) fail(path, std::max<size_t>(1, src.line_no()), "no job records; expected lines of the 18 SWF fields");
   return b.finish(/*shift_epoch=*/false);
 }
 

@@ -5,12 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/input.hpp"
 #include "traces/parse_util.hpp"
 
 namespace floorsim::traces {
 
 std::vector<RatePiece> read_rate_profile(const std::string& path, std::string_view text) {
-  detail::CsvReader rd(path, text);
+  input::LineSource src(path, text);
+  detail::CsvReader rd(src);
   std::vector<std::string_view> f;
   if (!rd.next(f)) detail::fail(path, 1, "empty rate file; expected a header with time_s,rate_per_s");
   detail::Header h;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/input.hpp"
 #include "sim/core/io.hpp"
 
 namespace floorsim::kueue {
@@ -407,7 +408,7 @@ void load_manifest_text(const std::string& text, const std::string& display, Man
 }
 
 void load_manifest_file(const std::string& path, const std::string& display, Manifests& out) {
-  load_manifest_text(io::read_file(path), display, out);
+  load_manifest_text(input::read_text(path), display, out);
 }
 
 }  // namespace floorsim::kueue

@@ -14,6 +14,7 @@
 
 #include "sim/core/cluster.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input.hpp"
 #include "sim/core/io.hpp"
 
 namespace floorsim::slurm {
@@ -429,7 +430,7 @@ bool parse_time_s(const std::string& in, double& out_s) {
   return true;
 }
 
-void read_slurm_conf(const std::string& path, SlurmConfig& cfg) { read_slurm_conf_text(io::read_file(path), path, cfg); }
+void read_slurm_conf(const std::string& path, SlurmConfig& cfg) { read_slurm_conf_text(input::read_text(path), path, cfg); }
 
 namespace {
 
@@ -634,7 +635,7 @@ void read_slurm_conf_text(const std::string& text, const std::string& file, Slur
   cfg.warnings.insert(cfg.warnings.end(), reader.warnings.begin(), reader.warnings.end());
 }
 
-void read_sacctmgr_dump(const std::string& path, SlurmConfig& cfg) { read_sacctmgr_dump_text(io::read_file(path), path, cfg); }
+void read_sacctmgr_dump(const std::string& path, SlurmConfig& cfg) { read_sacctmgr_dump_text(input::read_text(path), path, cfg); }
 
 void read_sacctmgr_dump_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
   io::check_utf8(text, file);
@@ -763,7 +764,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
   }
 }
 
-void read_topology_conf(const std::string& path, SlurmConfig& cfg) { read_topology_conf_text(io::read_file(path), path, cfg); }
+void read_topology_conf(const std::string& path, SlurmConfig& cfg) { read_topology_conf_text(input::read_text(path), path, cfg); }
 
 void read_topology_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
   io::check_utf8(text, file);
@@ -802,7 +803,7 @@ void read_topology_conf_text(const std::string& text, const std::string& file, S
   }
 }
 
-void read_gres_conf(const std::string& path, SlurmConfig& cfg) { read_gres_conf_text(io::read_file(path), path, cfg); }
+void read_gres_conf(const std::string& path, SlurmConfig& cfg) { read_gres_conf_text(input::read_text(path), path, cfg); }
 
 void read_gres_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
   io::check_utf8(text, file);

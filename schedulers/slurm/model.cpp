@@ -1,4 +1,5 @@
-// The slurm model's scheduling passes. See slurm.hpp; rules cite ../shared/spec/slurm-model.md.
+// The slurm model's scheduling passes. See slurm.hpp; the passes follow Slurm's
+// src/slurmctld/job_scheduler.c (main loop) and src/plugins/sched/backfill/backfill.c.
 #include <algorithm>
 #include <array>
 #include <bit>

@@ -18,9 +18,6 @@ same_dirs() {  # same_dirs A B WHAT: every file byte-identical, same file set
   done < <(cd "$a" && find . -type f)
 }
 for f in "$SRC"/examples/*.json "$SRC"/examples/slurm-quant/scenario.json "$SRC"/examples/kai-quant/scenario.json; do
-  case "$f" in
-    *kth-*|*pai-openb*) [ -f "$SRC/../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf" ] || continue ;;
-  esac
   # FLOORSIM_QUICK_EXAMPLES=1 (the sanitizer pass of .ci/run): the trace replays and the night
   # under slurm take most of that pass's time and already ran in the Release pass.
   if [ "${FLOORSIM_QUICK_EXAMPLES:-0}" = 1 ]; then

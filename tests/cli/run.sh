@@ -30,11 +30,9 @@ for f in metrics.json jobs.csv timeline.csv scenario.resolved.json; do
 done
 
 # KTH-SP2 replay keeps the trace's job ids (first job number is 15).
-if [ -f "$SRC/../shared/traces/swf/KTH-SP2-1996-2.1-cln.swf" ]; then
-  "$FS" run "$SRC/examples/kth-easy.json" --out "$T/kth" -q
-  sed -n 2p "$T/kth/jobs.csv" | grep -q '^15,' || fail "KTH job id 15 not kept"
-  [ "$(wc -l < "$T/kth/jobs.csv")" -eq 28476 ] || fail "KTH jobs.csv rows"
-fi
+"$FS" run "$SRC/examples/kth-easy.json" --out "$T/kth" -q
+sed -n 2p "$T/kth/jobs.csv" | grep -q '^15,' || fail "KTH job id 15 not kept"
+[ "$(wc -l < "$T/kth/jobs.csv")" -eq 28476 ] || fail "KTH jobs.csv rows"
 
 # Bad input: exit 2, one line naming file and pointer, no output directory.
 expect_bad() {  # expect_bad FILE PATTERN

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# End-to-end: `floorsim trace stats` and `floorsim trace convert` on the real KTH-SP2 log.
-# Usage: bash trace.sh PATH/TO/floorsim   (env FLOORSIM_SOURCE_DIR, FLOORSIM_SHARED_DIR)
+# End-to-end: `floorsim trace stats` and `floorsim trace convert` on the real KTH-SP2 log, read
+# as the Parallel Workloads Archive distributes it (.swf.gz).
+# Usage: bash trace.sh PATH/TO/floorsim   (env FLOORSIM_SOURCE_DIR)
 set -u
 FS=${1:?usage: trace.sh PATH/TO/floorsim}
 SRC=${FLOORSIM_SOURCE_DIR:?}
-SHARED=${FLOORSIM_SHARED_DIR:?}
-KTH="$SHARED/traces/swf/KTH-SP2-1996-2.1-cln.swf"
+KTH="$SRC/traces/data/pwa/KTH-SP2-1996-2.1-cln.swf.gz"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -5,8 +5,9 @@
 # Env: FUZZ_BUILD (build dir, default build-fuzz; reused if configured), FUZZ_NO_BUILD=1 (use
 # it as is), FUZZ_TARGETS ("swf sacct": only these), FUZZ_OUT (artifacts, default
 # $FUZZ_BUILD/fuzz-artifacts). Seed corpora are assembled in a temp dir at run time from
-# tests/fuzz/seeds/<t>/, tests/fuzz/regress/<t>/ and the target's globs (examples/, and
-# ../shared/traces cut to their first 64 KiB); nothing is copied into the repo.
+# tests/fuzz/seeds/<t>/, tests/fuzz/regress/<t>/ and the target's globs (examples/, and the
+# bundled traces in traces/data/, decompressed and cut to their first 64 KiB); nothing is
+# copied into the repo.
 # Exit 1 when any target crashed, hung, leaked or broke a sanitizer: its input is in FUZZ_OUT;
 # fix the reader, then keep the input as tests/fuzz/regress/<target>/<name> (ctest replays it).
 set -euo pipefail
@@ -46,10 +47,11 @@ while IFS=$'\t' read -r name globs; do
       [ -f "$f" ] || continue
       i=$((i + 1))
       # Large traces: the first 64 KiB, cut at a line end (libFuzzer's -max_len bounds inputs).
-      if [ "$(stat -c %s "$f")" -gt 65536 ]; then
-        head -c 65536 "$f" | sed '$d' > "$seeds/glob$i-$(basename "$f")"
-      else
-        cp "$f" "$seeds/glob$i-$(basename "$f")"
+      # The fuzzers feed bytes to the readers as text, so .gz seeds are decompressed first.
+      dst="$seeds/glob$i-$(basename "${f%.gz}")"
+      { gzip -dcf "$f" || true; } | head -c 65537 > "$dst"
+      if [ "$(stat -c %s "$dst")" -gt 65536 ]; then
+        head -c 65536 "$dst" | sed '$d' > "$dst.cut" && mv "$dst.cut" "$dst"
       fi
     done
   done

@@ -16,6 +16,7 @@
 #include "sim/app/sweep.hpp"
 #include "traces/synthetic.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input.hpp"
 #include "sim/core/io.hpp"
 #include "traces/readers.hpp"
 
@@ -31,8 +32,8 @@ const char* kFile = "fuzz-input";
 template <auto Reader>
 void trace(std::string_view data) {
   traces::ReadOptions o;
-  io::check_utf8(data, kFile);  // as read_trace does before any reader
-  (void)Reader(kFile, data, o);
+  input::LineSource src(kFile, data);  // as read_trace gives a file to the readers
+  (void)Reader(src, o);
 }
 
 // Scenario JSON: parse, resolve, load (relative paths resolve against examples/, so the seeds'
@@ -93,11 +94,11 @@ void rate(std::string_view data) { (void)traces::read_rate_profile(kFile, data);
 
 constexpr Target kTargets[] = {
     {"scenario", scenario, "examples/*.json examples/slurm-quant/scenario.json tests/cli/data/*.json"},
-    {"swf", trace<traces::detail::read_swf>, "tests/traces/data/swf_*.swf ../shared/traces/swf/*.swf"},
-    {"helios", trace<traces::detail::read_helios>, "tests/traces/data/helios_*.csv ../shared/traces/helios/*.csv"},
-    {"philly", trace<traces::detail::read_philly>, "tests/traces/data/philly_*.json ../shared/traces/philly/*.json"},
-    {"pai", trace<traces::detail::read_pai>, "tests/traces/data/pai_*.csv ../shared/traces/alibaba-pai/*/*.csv"},
-    {"sacct", trace<traces::detail::read_sacct>, "examples/traces/*.log tests/traces/data/sacct_*.log ../shared/traces/slurm-sacct/*.log"},
+    {"swf", trace<traces::detail::read_swf>, "tests/traces/data/swf_*.swf traces/data/pwa/*.swf*"},
+    {"helios", trace<traces::detail::read_helios>, "tests/traces/data/helios_*.csv traces/data/helios/*.csv"},
+    {"philly", trace<traces::detail::read_philly>, "tests/traces/data/philly_*.json traces/data/philly/*.json"},
+    {"pai", trace<traces::detail::read_pai>, "tests/traces/data/pai_*.csv traces/data/alibaba-pai/*.csv"},
+    {"sacct", trace<traces::detail::read_sacct>, "examples/traces/*.log tests/traces/data/sacct_*.log"},
     {"csv", trace<traces::detail::read_csv>, ""},  // seeds: tests/fuzz/seeds/csv (written by trace convert)
     {"slurm_conf", slurm_conf, "examples/slurm-quant/slurm.conf"},
     {"sacctmgr", sacctmgr, "examples/slurm-quant/quant.dump"},

@@ -7,7 +7,7 @@
 //
 // Adding a reader = one row in kTargets (targets.cpp) + its seeds: either files in the repo
 // (tests/fuzz/seeds/<name>/ is always used) or globs in the row's `seeds` (relative to the
-// repo root; "../shared/..." is the shared trace store, read at run time, never copied).
+// repo root; traces/data/ holds the bundled real traces, .gz ones decompressed by run.sh).
 #include <cstddef>
 #include <cstdint>
 #include <span>

@@ -10,7 +10,7 @@ using namespace floorsim::traces;
 using namespace floorsim::traces::test;
 
 TEST_CASE("Helios README rows: duration = end - start, vc is account and partition", "[traces][helios][real]") {
-  const auto d = read_trace(shared_trace("helios/cluster_log.readme_example.csv"), Format::Helios);
+  const auto d = read_trace(bundled("helios/cluster_log.readme_example.csv"), Format::Helios);
   CHECK(d.report.rows == 3);
   REQUIRE(d.report.jobs == 3);
   CHECK(adjusted(d, "duration_column_differs") == 0);  // the duration column agrees on all 3
@@ -66,7 +66,7 @@ TEST_CASE("Helios quirks: CPU jobs, zero duration, never started, duration misma
 }
 
 TEST_CASE("Philly README job: 2 attempts, 8 GPUs, runtime per the notebook", "[traces][philly][real]") {
-  const auto d = read_trace(shared_trace("philly/cluster_job_log.readme_example.json"), Format::Philly);
+  const auto d = read_trace(bundled("philly/cluster_job_log.readme_example.json"), Format::Philly);
   CHECK(d.report.rows == 1);
   REQUIRE(d.report.jobs == 1);
   const auto& j = d.workload.jobs[0];
@@ -113,7 +113,7 @@ TEST_CASE("Philly quirks: zero attempts, None/''/'None' times, censored jobs", "
 }
 
 TEST_CASE("PAI openb default: 8,152 pods, 897 Pending skipped, fractional GPUs kept", "[traces][pai][real]") {
-  const auto d = read_trace(shared_trace("alibaba-pai/v2023/openb_pod_list_default.csv"), Format::PaiOpenb);
+  const auto d = read_trace(bundled("alibaba-pai/openb_pod_list_default.csv"), Format::PaiOpenb);
   CHECK(d.report.rows == 8152);
   CHECK(skipped(d, "pending_never_scheduled") == 897);
   CHECK(skipped(d, "cpu_only_job") == 1052);  // num_gpu == 0 among the scheduled pods
@@ -139,7 +139,7 @@ TEST_CASE("PAI openb default: 8,152 pods, 897 Pending skipped, fractional GPUs k
 
   ReadOptions o;
   o.keep_cpu_jobs = true;
-  const auto all = read_trace(shared_trace("alibaba-pai/v2023/openb_pod_list_default.csv"), Format::PaiOpenb, o);
+  const auto all = read_trace(bundled("alibaba-pai/openb_pod_list_default.csv"), Format::PaiOpenb, o);
   CHECK(all.report.jobs == 8152 - 897);
 }
 
@@ -159,7 +159,7 @@ TEST_CASE("PAI quirks and the time-less multigpu variant", "[traces][pai]") {
   CHECK(find_job(d, 6)->gpus == 2);  // "weird", row 6
 
   try {
-    read_trace(shared_trace("alibaba-pai/v2023/openb_pod_list_multigpu50.csv"), Format::PaiOpenb);
+    read_trace(bundled("alibaba-pai/openb_pod_list_multigpu50.csv"), Format::PaiOpenb);
     FAIL("expected InputError");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).find(":1:") != std::string::npos);

@@ -9,7 +9,8 @@
 
 namespace floorsim::traces::test {
 
-inline std::string shared_trace(const std::string& rel) { return std::string(FLOORSIM_SHARED_DIR) + "/traces/" + rel; }
+// The real traces bundled with the repository (traces/data/<source>/, each with its README).
+inline std::string bundled(const std::string& rel) { return std::string(FLOORSIM_SOURCE_DIR) + "/traces/data/" + rel; }
 inline std::string data_file(const std::string& name) {
   return std::string(FLOORSIM_SOURCE_DIR) + "/tests/traces/data/" + name;
 }

@@ -1,5 +1,7 @@
-// sacct --parsable2 reader: the real UB CCR dumps (pipe and newline corruption, steps, arrays,
-// an orphan fragment) and a small file with one row per quirk.
+// sacct --parsable2 reader: dumps with 26, 107 and 109 columns (pipe and newline corruption,
+// steps, arrays, an orphan fragment), requeued jobs, and a small file with one row per quirk.
+#include <fstream>
+
 #include <catch2/catch.hpp>
 
 #include "sim/core/error.hpp"
@@ -13,84 +15,127 @@ using namespace floorsim::traces::test;
 namespace {
 ReadOptions keep_cpu() {
   ReadOptions o;
-  o.keep_cpu_jobs = true;  // the sample dumps have no GPU jobs
+  o.keep_cpu_jobs = true;  // some fixture dumps have CPU-only jobs
   return o;
 }
 }  // namespace
 
-TEST_CASE("sacct simple: 3 of 4 JobNames carry a '|'", "[traces][sacct][real]") {
-  const auto d = read_trace(shared_trace("slurm-sacct/sacct_simple.log"), Format::Sacct, keep_cpu());
+TEST_CASE("sacct pipes: 3 of 4 JobNames carry a '|'", "[traces][sacct]") {
+  const auto d = read_trace(data_file("sacct_pipes.log"), Format::Sacct, keep_cpu());
   CHECK(d.report.rows == 4);
   CHECK(d.report.jobs == 4);
   CHECK(adjusted(d, "pipe_in_free_text_recovered") == 3);
-  const auto* j3 = find_job(d, 3);
-  REQUIRE(j3);
-  CHECK(j3->nodes == 2);
-  CHECK(j3->cpus == 18);
-  CHECK(j3->runtime_s == 33 * 60 + 29);       // 14:23:31 -> 14:57:00
-  CHECK(j3->recorded_start_s - j3->submit_s == 3);
-  CHECK(j3->time_limit_s == 3 * 86400);       // 3-00:00:00
-  CHECK(str(d, j3->user) == "user003");
-  CHECK(str(d, j3->account) == "account003");
-  CHECK(str(d, j3->partition) == "general-compute");
-  CHECK(str(d, j3->qos) == "general-compute");
-  const auto* j4 = find_job(d, 4);  // job_|00004: the NTasks column after JobName stays aligned
-  REQUIRE(j4);
-  CHECK(j4->runtime_s == 33 * 60 + 23);
+  const auto* j502 = find_job(d, 502);  // JobName "a||b"
+  REQUIRE(j502);
+  CHECK(j502->nodes == 2);
+  CHECK(j502->cpus == 18);
+  CHECK(j502->runtime_s == 40 * 60);
+  CHECK(j502->recorded_start_s - j502->submit_s == 4);
+  CHECK(j502->time_limit_s == 2 * 86400);  // 2-00:00:00
+  CHECK(str(d, j502->user) == "user031");
+  CHECK(str(d, j502->account) == "acct031");
+  CHECK(str(d, j502->partition) == "batch");
+  CHECK(str(d, j502->qos) == "normal");
+  const auto* j503 = find_job(d, 503);  // "eval_|v2": the NTasks column after JobName stays aligned
+  REQUIRE(j503);
+  CHECK(j503->runtime_s == 50 * 60);
   // Default: CPU-only jobs are skipped and counted.
-  const auto dflt = read_trace(shared_trace("slurm-sacct/sacct_simple.log"), Format::Sacct);
+  const auto dflt = read_trace(data_file("sacct_pipes.log"), Format::Sacct);
   CHECK(dflt.report.jobs == 0);
   CHECK(skipped(dflt, "cpu_only_job") == 4);
 }
 
-TEST_CASE("sacct dump2101: arrays, steps, cancelled-while-pending, doctored names, orphan fragment",
-          "[traces][sacct][real]") {
-  const auto d = read_trace(shared_trace("slurm-sacct/sacct_dump2101.log"), Format::Sacct, keep_cpu());
-  CHECK(d.report.rows == 15);  // 15 physical lines after the header, one record each
+TEST_CASE("sacct 107 columns: arrays, steps, cancelled-while-pending, pipes, orphan fragment", "[traces][sacct]") {
+  const auto d = read_trace(data_file("sacct_107col.log"), Format::Sacct, keep_cpu());
+  CHECK(d.report.rows == 11);  // 11 physical lines after the header, one record each
   CHECK(skipped(d, "orphan_fragment") == 1);  // the last line: its first fields are missing
   CHECK(skipped(d, "step_row") == 2);          // .batch, .extern
-  // Array tasks 4744528_255 etc. were CANCELLED by a uid while held: Start = End, None assigned.
-  CHECK(skipped(d, "never_started") == 6);
-  CHECK(d.report.jobs == 6);
-  CHECK(find_job(d, 4745200) == nullptr);  // JobIDRaw of array task 4744528_255
-  // Lines 12-15: Constraints `cpu-a|cpu-b(|gpu)` and JobNames `Job| Name003`, `Jo| bNa| me003`.
-  CHECK(adjusted(d, "pipe_in_free_text_recovered") == 4);
-  for (int64_t id = 4830973; id <= 4830977; ++id) {
+  // Array tasks 61200_1..3 were CANCELLED by their user while held: Start = End, None assigned.
+  CHECK(skipped(d, "never_started") == 3);
+  CHECK(d.report.jobs == 5);
+  CHECK(find_job(d, 61202) == nullptr);  // JobIDRaw of array task 61200_1
+  const auto* task0 = find_job(d, 61201);  // array task 61200_0: id from JobIDRaw
+  REQUIRE(task0);
+  CHECK(task0->gpus == 1);
+  // Constraints `a100|h100` (3 rows), `a100|h100|l40s`; JobNames `md| run`, `m| d_r| un`.
+  CHECK(adjusted(d, "pipe_in_free_text_recovered") == 3);
+  for (int64_t id = 61300; id <= 61302; ++id) {
     const auto* j = find_job(d, id);
     REQUIRE(j);
-    CHECK(j->runtime_s == 3 * 86400 + 22);  // 3-00:00:22 (TIMEOUT)
+    CHECK(j->runtime_s == 3 * 86400 + 31);  // TIMEOUT
     CHECK(j->time_limit_s == 3 * 86400);
-    CHECK(j->cpus == 40);
-    CHECK(str(d, j->user) == "user005");
-    CHECK(str(d, j->qos) == "mrisupport");
+    CHECK(j->cpus == 64);
+    CHECK(j->gpus == 8);  // untyped gres/gpu=8 (typed gres/gpu:a100=8 alongside)
+    CHECK(str(d, j->user) == "user012");
+    CHECK(str(d, j->qos) == "long");
   }
 }
 
-TEST_CASE("sacct dump2110: '|' inside SubmitLine and Constraints", "[traces][sacct][real]") {
-  const auto d = read_trace(shared_trace("slurm-sacct/sacct_dump2110.log"), Format::Sacct, keep_cpu());
-  CHECK(d.report.rows == 7);
-  CHECK(skipped(d, "step_row") == 2);
-  CHECK(d.report.jobs == 5);  // the same job 7957382, doctored five ways
-  CHECK(adjusted(d, "pipe_in_free_text_recovered") == 5);
-  for (const auto& j : d.workload.jobs) {
-    CHECK(j.id == 7957382);
-    CHECK(j.runtime_s == 56);
-    CHECK(j.time_limit_s == 86400);  // 1-00:00:00, right of the SubmitLine
-    CHECK(str(d, j.user) == "user001");
-    CHECK(str(d, j.partition) == "partition001");
-  }
-}
-
-TEST_CASE("sacct multi-line SubmitLine: physical lines joined into one record", "[traces][sacct][real]") {
-  const auto d = read_trace(shared_trace("slurm-sacct/sacct_submitline_multiline.log"), Format::Sacct, keep_cpu());
-  CHECK(d.report.rows == 13);  // 17 non-empty physical lines, one record spans 5
+TEST_CASE("sacct 109 columns: '|' inside SubmitLine, newlines inside SubmitLine", "[traces][sacct]") {
+  const auto d = read_trace(data_file("sacct_109col.log"), Format::Sacct, keep_cpu());
+  CHECK(d.report.rows == 11);  // 14 physical lines, one record spans 4
   CHECK(adjusted(d, "record_split_across_lines_joined") == 1);
-  CHECK(skipped(d, "step_row") == 7);  // incl. 9067954 .batch .extern .0 .1 .2
+  CHECK(adjusted(d, "pipe_in_free_text_recovered") == 4);  // SubmitLines with |, || and -C a100|h100
+  CHECK(skipped(d, "step_row") == 5);                        // 73000.batch, 73100 .batch .extern .0 .1
   CHECK(d.report.jobs == 6);
-  const auto* big = find_job(d, 9067954);
+  for (int64_t id = 73000; id <= 73003; ++id) {
+    const auto* j = find_job(d, id);
+    REQUIRE(j);
+    CHECK(j->runtime_s == 45);
+    CHECK(j->time_limit_s == 86400);  // 1-00:00:00, right of the SubmitLine
+    CHECK(str(d, j->user) == "user021");
+    CHECK(str(d, j->partition) == "gpu");
+  }
+  const auto* big = find_job(d, 73100);
   REQUIRE(big);
-  CHECK(big->nodes == 16);
-  CHECK(big->cpus == 576);
+  CHECK(big->nodes == 4);
+  CHECK(big->cpus == 128);
+  CHECK(big->gpus == 16);
+  const auto* after = find_job(d, 73101);  // the record after the multi-line one
+  REQUIRE(after);
+  CHECK(after->runtime_s == 1800);
+}
+
+TEST_CASE("sacct --duplicates: a requeued job is its most recent attempt", "[traces][sacct]") {
+  // sacct(1): without --duplicates only the most recent record of a job id is listed; with it, one
+  // row per attempt. Job 900 ran, was requeued (Submit reset) and ran again; job 902's attempts are
+  // listed latest first.
+  const auto d = read_trace(data_file("sacct_requeue.log"), Format::Sacct);
+  CHECK(d.report.rows == 6);
+  CHECK(skipped(d, "requeued_earlier_attempt") == 2);
+  CHECK(skipped(d, "step_row") == 1);
+  REQUIRE(d.report.jobs == 3);
+  const auto* j900 = find_job(d, 900);
+  REQUIRE(j900);
+  CHECK(j900->submit_s == 31 * 60);  // the requeue's Submit, not the first attempt's
+  CHECK(j900->runtime_s == 2 * 3600);
+  CHECK(j900->gpus == 2);
+  const auto* j902 = find_job(d, 902);
+  REQUIRE(j902);
+  CHECK(j902->runtime_s == 600);  // the attempt with the later Submit, listed first
+  CHECK(find_job(d, 901));
+}
+
+TEST_CASE("sacct: a GPU count that is not a number is an InputError naming the line", "[traces][sacct][errors]") {
+  for (const char* col : {"AllocTRES", "ReqTRES"}) {
+    TempDir tmp;
+    const std::string f = tmp.file("gpu.log");
+    {
+      std::ofstream o(f);
+      o << "JobID|JobIDRaw|Submit|Start|End|ReqTRES|AllocTRES\n"
+        << "1|1|2023-05-01T10:00:00|2023-05-01T10:00:10|2023-05-01T10:30:00|cpu=8,gres/gpu=2|cpu=8,gres/gpu=2\n"
+        << "2|2|2023-05-01T10:00:00|2023-05-01T10:00:10|2023-05-01T10:30:00|"
+        << (std::string(col) == "ReqTRES" ? "cpu=8,gres/gpu=sixteen|" : "cpu=8|cpu=8,gres/gpu:a100=sixteen") << "\n";
+    }
+    try {
+      read_trace(f, Format::Sacct);
+      FAIL("expected InputError");
+    } catch (const InputError& e) {
+      const std::string w = e.what();
+      CHECK(w.find(f + ":3: " + col + " has 'gres/gpu") == 0);
+      CHECK(w.find("sixteen") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("sacct quirks: TRES GPUs, limits, arrays, steps, states, fragments", "[traces][sacct]") {

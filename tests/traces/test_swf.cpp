@@ -10,7 +10,7 @@ using namespace floorsim::traces;
 using namespace floorsim::traces::test;
 
 TEST_CASE("SWF KTH-SP2: 28,476 rows, one job skipped for unknown processors", "[traces][swf][real]") {
-  const auto d = read_trace(shared_trace("swf/KTH-SP2-1996-2.1-cln.swf"), Format::Swf);
+  const auto d = read_trace(bundled("pwa/KTH-SP2-1996-2.1-cln.swf.gz"), Format::Swf);
   CHECK(d.report.rows == 28476);
   // Job 27313 has -1 for both allocated and requested processors: we do not guess its size.
   CHECK(skipped(d, "procs_unknown") == 1);
@@ -42,7 +42,7 @@ TEST_CASE("SWF KTH-SP2: 28,476 rows, one job skipped for unknown processors", "[
 }
 
 TEST_CASE("SWF NASA-iPSC: wait -1 everywhere gives no recorded start; missing limits counted", "[traces][swf][real]") {
-  const auto d = read_trace(shared_trace("swf/NASA-iPSC-1993-3.1-cln.swf"), Format::Swf);
+  const auto d = read_trace(bundled("pwa/NASA-iPSC-1993-3.1-cln.swf.gz"), Format::Swf);
   CHECK(d.report.rows == 18239);
   CHECK(d.report.jobs == 18239);
   for (const auto& j : d.workload.jobs) REQUIRE(j.recorded_start_s == -1);
@@ -51,19 +51,19 @@ TEST_CASE("SWF NASA-iPSC: wait -1 everywhere gives no recorded start; missing li
 
   ReadOptions unlimited;
   unlimited.missing_limit_is_runtime = false;
-  const auto u = read_trace(shared_trace("swf/NASA-iPSC-1993-3.1-cln.swf"), Format::Swf, unlimited);
+  const auto u = read_trace(bundled("pwa/NASA-iPSC-1993-3.1-cln.swf.gz"), Format::Swf, unlimited);
   CHECK(adjusted(u, "time_limit_unknown_set_unlimited") == 18239);
   CHECK(u.workload.jobs.front().time_limit_s == kNever);
 
   ReadOptions drop0;
   drop0.drop_zero_runtime = true;
-  const auto z = read_trace(shared_trace("swf/NASA-iPSC-1993-3.1-cln.swf"), Format::Swf, drop0);
+  const auto z = read_trace(bundled("pwa/NASA-iPSC-1993-3.1-cln.swf.gz"), Format::Swf, drop0);
   CHECK(skipped(z, "zero_runtime") == 173);
   CHECK(z.report.jobs == 18239 - 173);
 }
 
 TEST_CASE("SWF accasim excerpt: leading spaces, float fields, job-number gaps", "[traces][swf][real]") {
-  const auto d = read_trace(shared_trace("swf/accasim_tests_workload_excerpt.swf"), Format::Swf);
+  const auto d = read_trace(bundled("pwa/accasim_tests_workload_excerpt.swf"), Format::Swf);
   CHECK(d.report.rows == 25);
   CHECK(d.report.jobs == 25);
   CHECK(d.workload.jobs.front().id == 184);
@@ -148,15 +148,15 @@ TEST_CASE("SWF malformed lines are InputErrors with file:line", "[traces][swf][e
 TEST_CASE("max_jobs keeps the first N by submit time and counts the rest", "[traces][swf]") {
   ReadOptions o;
   o.max_jobs = 100;
-  const auto d = read_trace(shared_trace("swf/KTH-SP2-1996-2.1-cln.swf"), Format::Swf, o);
+  const auto d = read_trace(bundled("pwa/KTH-SP2-1996-2.1-cln.swf.gz"), Format::Swf, o);
   CHECK(d.report.jobs == 100);
   CHECK(skipped(d, "beyond_max_jobs") == 28475 - 100);
   CHECK(d.workload.jobs.front().id == 15);
 }
 
 TEST_CASE("Reading twice gives identical jobs (determinism)", "[traces][determinism]") {
-  const auto a = read_trace(shared_trace("swf/KTH-SP2-1996-2.1-cln.swf"), Format::Swf);
-  const auto b = read_trace(shared_trace("swf/KTH-SP2-1996-2.1-cln.swf"), Format::Swf);
+  const auto a = read_trace(bundled("pwa/KTH-SP2-1996-2.1-cln.swf.gz"), Format::Swf);
+  const auto b = read_trace(bundled("pwa/KTH-SP2-1996-2.1-cln.swf.gz"), Format::Swf);
   REQUIRE(a.workload.jobs.size() == b.workload.jobs.size());
   for (size_t i = 0; i < a.workload.jobs.size(); ++i) {
     REQUIRE(same_job(a.workload, a.workload.jobs[i], b.workload, b.workload.jobs[i]));

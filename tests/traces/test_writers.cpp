@@ -26,9 +26,9 @@ void write_text(const std::string& path, const std::string& text) {
 
 TEST_CASE("CSV round trip is lossless (KTH and PAI, fractions and kNever)", "[traces][csv][roundtrip]") {
   TempDir tmp;
-  for (auto [file, fmt] : {std::pair{"swf/KTH-SP2-1996-2.1-cln.swf", Format::Swf},
-                           std::pair{"alibaba-pai/v2023/openb_pod_list_default.csv", Format::PaiOpenb}}) {
-    const auto a = read_trace(shared_trace(file), fmt);
+  for (auto [file, fmt] : {std::pair{"pwa/KTH-SP2-1996-2.1-cln.swf.gz", Format::Swf},
+                           std::pair{"alibaba-pai/openb_pod_list_default.csv", Format::PaiOpenb}}) {
+    const auto a = read_trace(bundled(file), fmt);
     write_csv(tmp.file("a.csv"), a.workload);
     const auto b = read_trace(tmp.file("a.csv"), Format::Csv);
     require_same(a.workload, b.workload);
@@ -72,9 +72,9 @@ TEST_CASE("CSV round trip is lossless (KTH and PAI, fractions and kNever)", "[tr
 
 TEST_CASE("SWF round trip keeps what SWF can hold", "[traces][swf][roundtrip]") {
   TempDir tmp;
-  for (const char* file : {"swf/KTH-SP2-1996-2.1-cln.swf", "swf/NASA-iPSC-1993-3.1-cln.swf",
-                           "swf/accasim_tests_workload_excerpt.swf"}) {
-    const auto a = read_trace(shared_trace(file), Format::Swf);
+  for (const char* file : {"pwa/KTH-SP2-1996-2.1-cln.swf.gz", "pwa/NASA-iPSC-1993-3.1-cln.swf.gz",
+                           "pwa/accasim_tests_workload_excerpt.swf"}) {
+    const auto a = read_trace(bundled(file), Format::Swf);
     write_swf(tmp.file("a.swf"), a.workload);
     const auto b = read_trace(tmp.file("a.swf"), Format::Swf);
     require_same(a.workload, b.workload);
@@ -82,7 +82,7 @@ TEST_CASE("SWF round trip keeps what SWF can hold", "[traces][swf][roundtrip]") 
     CHECK(b.report.header.at("MaxJobs") == std::to_string(a.workload.jobs.size()));
   }
   // Names that are not u<N>/g<N>/... get dense numbers in order of first appearance.
-  const auto h = read_trace(shared_trace("helios/cluster_log.readme_example.csv"), Format::Helios);
+  const auto h = read_trace(bundled("helios/cluster_log.readme_example.csv"), Format::Helios);
   write_swf(tmp.file("h.swf"), h.workload);
   const auto hb = read_trace(tmp.file("h.swf"), Format::Swf);
   REQUIRE(hb.workload.jobs.size() == 3);
@@ -94,7 +94,7 @@ TEST_CASE("SWF round trip keeps what SWF can hold", "[traces][swf][roundtrip]") 
 
 TEST_CASE("Writers are atomic: no partial file, no temporary left behind", "[traces][csv]") {
   TempDir tmp;
-  const auto a = read_trace(shared_trace("swf/accasim_tests_workload_excerpt.swf"), Format::Swf);
+  const auto a = read_trace(bundled("pwa/accasim_tests_workload_excerpt.swf"), Format::Swf);
   CHECK_THROWS(write_csv(tmp.file("missing_dir/x.csv"), a.workload));
   CHECK_FALSE(std::filesystem::exists(tmp.file("missing_dir")));
   write_csv(tmp.file("x.csv"), a.workload);
@@ -157,7 +157,7 @@ TEST_CASE("Trace stats: counts, histogram, medians, JSON", "[traces][stats]") {
   CHECK(json.find("\"partial_execution_record\": 3") != std::string::npos);
   CHECK(format_stats_json(compute_stats(read_trace(data_file("swf_quirks.swf"), Format::Swf))) == json);
 
-  const auto nasa = compute_stats(read_trace(shared_trace("swf/NASA-iPSC-1993-3.1-cln.swf"), Format::Swf));
+  const auto nasa = compute_stats(read_trace(bundled("pwa/NASA-iPSC-1993-3.1-cln.swf.gz"), Format::Swf));
   CHECK(nasa.wait_s.count == 0);
   CHECK(format_stats_text(nasa).find("recorded wait_s: unknown") != std::string::npos);
 }
