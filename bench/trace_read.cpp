@@ -29,8 +29,7 @@ int main(int argc, char** argv) {
   const Case cases[] = {{kth_plain, "KTH-SP2-1996-2.1-cln.swf (plain)", Format::Swf},
                         {dir + "pwa/KTH-SP2-1996-2.1-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz", Format::Swf},
                         {nasa_plain, "NASA-iPSC-1993-3.1-cln.swf (plain)", Format::Swf},
-                        {dir + "pwa/NASA-iPSC-1993-3.1-cln.swf.gz", "NASA-iPSC-1993-3.1-cln.swf.gz", Format::Swf},
-                        {dir + "alibaba-pai/openb_pod_list_default.csv", "openb_pod_list_default.csv", Format::PaiOpenb}};
+                        {dir + "pwa/NASA-iPSC-1993-3.1-cln.swf.gz", "NASA-iPSC-1993-3.1-cln.swf.gz", Format::Swf}};
   using clk = std::chrono::steady_clock;
   auto ms = [](clk::time_point a, clk::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   std::printf("%-40s %10s %8s %12s %12s\n", "file", "bytes", "jobs", "best_ms", "MB_per_s");

@@ -29,6 +29,8 @@ EX="$P/share/floorsim/examples"
 [ -f "$EX/quickstart.json" ] || fail "examples not installed under share/floorsim/examples"
 "$P/bin/floorsim" validate -q "$EX/quickstart.json" || fail "installed quickstart.json does not validate"
 "$P/bin/floorsim" run "$EX/quickstart.json" --out "$T/out" -q || fail "installed quickstart.json does not run"
+# An installed example that replays a bundled trace finds it by its relative path.
+"$P/bin/floorsim" validate -q "$EX/kth-easy.json" || fail "installed kth-easy.json does not find its bundled trace"
 [ -f "$T/out/metrics.json" ] || fail "the installed example wrote no metrics.json"
 
 if [ "$have_man" = 0 ]; then

@@ -97,7 +97,7 @@ constexpr Target kTargets[] = {
     {"swf", trace<traces::detail::read_swf>, "tests/traces/data/swf_*.swf traces/data/pwa/*.swf*"},
     {"helios", trace<traces::detail::read_helios>, "tests/traces/data/helios_*.csv traces/data/helios/*.csv"},
     {"philly", trace<traces::detail::read_philly>, "tests/traces/data/philly_*.json traces/data/philly/*.json"},
-    {"pai", trace<traces::detail::read_pai>, "tests/traces/data/pai_*.csv traces/data/alibaba-pai/*.csv"},
+    {"pai", trace<traces::detail::read_pai>, "tests/traces/data/pai_*.csv"},
     {"sacct", trace<traces::detail::read_sacct>, "examples/traces/*.log tests/traces/data/sacct_*.log"},
     {"csv", trace<traces::detail::read_csv>, ""},  // seeds: tests/fuzz/seeds/csv (written by trace convert)
     {"slurm_conf", slurm_conf, "examples/slurm-quant/slurm.conf"},

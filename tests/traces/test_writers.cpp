@@ -24,11 +24,11 @@ void write_text(const std::string& path, const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("CSV round trip is lossless (KTH and PAI, fractions and kNever)", "[traces][csv][roundtrip]") {
+TEST_CASE("CSV round trip is lossless (KTH and PAI quirks, fractions and kNever)", "[traces][csv][roundtrip]") {
   TempDir tmp;
-  for (auto [file, fmt] : {std::pair{"pwa/KTH-SP2-1996-2.1-cln.swf.gz", Format::Swf},
-                           std::pair{"alibaba-pai/openb_pod_list_default.csv", Format::PaiOpenb}}) {
-    const auto a = read_trace(bundled(file), fmt);
+  for (auto [file, fmt] : {std::pair{bundled("pwa/KTH-SP2-1996-2.1-cln.swf.gz"), Format::Swf},
+                           std::pair{data_file("pai_quirks.csv"), Format::PaiOpenb}}) {
+    const auto a = read_trace(file, fmt);
     write_csv(tmp.file("a.csv"), a.workload);
     const auto b = read_trace(tmp.file("a.csv"), Format::Csv);
     require_same(a.workload, b.workload);
