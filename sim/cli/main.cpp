@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/core/output_guard.hpp"
 #include "sim/cli/verbs.hpp"
 
 namespace {
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? kExitBadInput : kExitOk;
   }
   if (!std::strcmp(argv[1], "--version")) {
-    std::cout << "floorsim 0.1.0\n";
+    std::cout << "floorsim " << io::kVersion << "\n";
     return kExitOk;
   }
   const std::string verb = argv[1];

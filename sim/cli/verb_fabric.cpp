@@ -8,7 +8,7 @@
 #include "fabric/signoff.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/io.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
 
@@ -17,14 +17,16 @@ int verb_fabric(const Args& args) {
   std::string input, out, routing;
   opt.add_options()
       ("scenario", po::value(&input), "fabric scenario JSON (required)")
-      ("out,o", po::value(&out), "output directory, replaced atomically (required)")
+      ("out,o", po::value(&out), std::string("output directory (required)").append(kDirOutRule).c_str())
       ("routing", po::value(&routing)->default_value("scenario"),
        "override the scenario's routing mode: scenario | dmodk | ecmp | split")
       ("format", po::bool_switch(), "print the scenario format (every key, its default and unit) and exit (off)");
+  bool force = false;
+  add_force_option(opt, &force);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  if (!parse(args, "fabric", "FABRIC.json --out DIR [--routing MODE]", opt, pos, vm)) return kExitOk;
+  if (!parse(args, "fabric", "FABRIC.json --out DIR [--routing MODE] [--force]", opt, pos, vm)) return kExitOk;
   if (vm["format"].as<bool>()) {
     std::cout << "fabric scenario format (key (type, default): description)\n\n"
               << cfg::describe(*fabric::fabric_scenario_spec());
@@ -38,10 +40,11 @@ int verb_fabric(const Args& args) {
       throw UsageError("--routing is '" + routing + "'; expected scenario, dmodk, ecmp or split");
     scenario.resolved["routing"]["mode"] = routing;
   }
+  const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "fabric", force, {{input, false}}});
   const nlohmann::json pack = fabric::run_signoff(scenario);
-  io::AtomicDir dir(out);
-  io::write_file_atomic(dir.file("signoff.json"), pack.dump(2) + "\n");
-  io::write_file_atomic(dir.file("signoff.md"), fabric::signoff_markdown(pack));
+  io::OutputDir dir(target);
+  dir.write("signoff.json", pack.dump(2) + "\n");
+  dir.write("signoff.md", fabric::signoff_markdown(pack));
   dir.commit();
   std::cerr << "floorsim: fabric: wrote " << out << "/signoff.md and signoff.json (slowest flow of "
             << pack["traffic"][0]["name"].get<std::string>() << ": "
