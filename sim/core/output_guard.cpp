@@ -61,13 +61,20 @@ bool has_marker(const fs::path& dir) {
   return j.is_object() && j.value("tool", "") == "floorsim";
 }
 
-// A new sibling of `final` named .NAME.<tag>-PID[-k] that does not exist yet.
-fs::path free_sibling(const fs::path& final, const std::string& tag) {
+// A new sibling of `final` named .NAME.<tag>-PID[-k]. With `make` it is created here as a
+// directory (mkdir fails on an existing name, so another run's leftover is never reused).
+fs::path free_sibling(const fs::path& final, const std::string& tag, bool make, const std::string& shown) {
   const std::string base = fmt::format(".{}.{}-{}", final.filename().string(), tag, ::getpid());
   std::error_code ec;
   for (int k = 0;; ++k) {
     fs::path p = final.parent_path() / (k ? fmt::format("{}-{}", base, k) : base);
-    if (!fs::exists(fs::symlink_status(p, ec))) return p;
+    if (!make) {
+      if (!fs::exists(fs::symlink_status(p, ec))) return p;
+    } else if (fs::create_directory(p, ec)) {
+      return p;
+    } else if (ec && ec != std::errc::file_exists) {
+      fail_fs("cannot create", shown, ec);
+    }
   }
 }
 
@@ -194,11 +201,15 @@ OutputDir::OutputDir(OutTarget target, bool in_place) : t_(std::move(target)), s
     work_ = t_.path;
     fs::create_directory(work_, ec);
   } else {
-    work_ = free_sibling(t_.path, "tmp");
-    fs::create_directory(work_, ec);
+    work_ = free_sibling(t_.path, "tmp", true, t_.shown);
   }
   if (ec) fail_fs("cannot create", t_.shown, ec);
-  write(kMarkerName, marker_text(t_.verb));
+  try {
+    write(kMarkerName, marker_text(t_.verb));
+  } catch (...) {
+    if (staged_) fs::remove_all(work_, ec);  // no destructor runs for a throwing constructor
+    throw;
+  }
 }
 
 OutputDir::OutputDir(OutputDir&& o) noexcept : t_(std::move(o.t_)), work_(std::move(o.work_)), staged_(o.staged_), done_(o.done_) {
@@ -234,7 +245,7 @@ void OutputDir::commit() {
     fs::rename(work_, t_.path, ec);
     if (ec) fail_fs("cannot write", t_.shown, ec);
   } else {
-    const fs::path aside = free_sibling(t_.path, "old");
+    const fs::path aside = free_sibling(t_.path, "old", false, t_.shown);
     fs::rename(t_.path, aside, ec);
     if (ec) fail_fs("cannot replace", t_.shown, ec);
     fs::rename(work_, t_.path, ec);

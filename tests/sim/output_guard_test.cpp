@@ -183,6 +183,20 @@ TEST_CASE("OutputDir replaces floorsim's own output and refuses a directory it d
   CHECK(entries(t.p) == 2);
 }
 
+TEST_CASE("OutputDir never reuses nor removes a leftover sibling with its own PID", "[output]") {
+  TempDir t;
+  const fs::path out = t.p / "out";
+  const fs::path left = t.p / (".out.tmp-" + std::to_string(::getpid()));
+  fs::create_directories(left);
+  put(left / "thesis.tex", "precious");
+  OutputDir d(check_output({out.string(), OutKind::Directory, "run", false, {}}));
+  d.write("metrics.json", "new");
+  d.commit();
+  CHECK(slurp(out / "metrics.json") == "new");
+  CHECK(slurp(left / "thesis.tex") == "precious");
+  CHECK(entries(left) == 1);
+}
+
 TEST_CASE("OutputDir::commit decides again: a directory that appeared meanwhile is not replaced", "[output]") {
   TempDir t;
   const fs::path out = t.p / "out";
