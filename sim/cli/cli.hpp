@@ -27,7 +27,7 @@ void add_force_option(po::options_description& options, bool* force);
 // The sentence on what an existing output path becomes, for --out/-o texts.
 inline constexpr const char* kDirOutRule =
     "; an existing directory is replaced (atomically) only when floorsim wrote it (it holds .floorsim-output), is empty, or with --force";
-inline constexpr const char* kFileOutRule = "; an existing file is replaced (atomically) only with --force; a device or pipe is written in place";
+inline constexpr const char* kFileOutRule = "; an existing file is replaced (atomically) only with --force; a device, pipe or /dev/stdout is written in place";
 
 // True when stderr is a terminal (progress bars only then).
 bool stderr_is_tty();

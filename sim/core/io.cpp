@@ -63,7 +63,8 @@ void write_file_atomic(const fs::path& path, const std::string& content, const s
 
 void write_in_place(const fs::path& path, const std::string& content, const std::string& shown_in) {
   const std::string shown = shown_in.empty() ? path.string() : shown_in;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  // O_APPEND: /dev/stdout redirected to a file (`>` or `>>`) keeps what is already there.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) fail_write(shown, errno);
   int err = write_all(fd, content);
   if (::close(fd) != 0 && !err) err = errno;

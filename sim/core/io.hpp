@@ -13,7 +13,7 @@ namespace floorsim::io {
 // decides first whether `path` may be written at all.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content, const std::string& shown = "");
 
-// Writes `content` into an existing stream (a character device such as /dev/stdout, or a FIFO)
+// Writes (appends) `content` to an existing stream (a character device, a FIFO, /dev/stdout)
 // without creating or replacing anything. Errors as write_file_atomic's.
 void write_in_place(const std::filesystem::path& path, const std::string& content, const std::string& shown = "");
 

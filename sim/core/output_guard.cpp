@@ -86,6 +86,13 @@ void sync_dir(const fs::path& dir) {
   ::close(fd);
 }
 
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: a descriptor already open (a pipe or a
+// file the shell redirected to), which the user means to write through, whatever it is.
+bool names_open_descriptor(const std::string& out) {
+  const std::string p = fs::absolute(out).lexically_normal().string();
+  return p == "/dev/stdout" || p == "/dev/stderr" || p.rfind("/dev/fd/", 0) == 0 || p.rfind("/proc/self/fd/", 0) == 0;
+}
+
 OutAction refuse(std::string why) { return {OutAction::Refuse, std::move(why)}; }
 
 }  // namespace
@@ -165,9 +172,10 @@ OutTarget check_output(const OutRequest& r) {
   OutTarget t{r.out, {}, r.kind, r.verb, r.force, {}};
   std::error_code ec;
   if (r.kind == OutKind::File) {
-    // A stream (/dev/stdout, a named pipe) is written in place: nothing there to replace.
+    // A stream (a device, a named pipe, an open descriptor) is written in place: nothing there
+    // to replace.
     const fs::file_status st = fs::status(r.out, ec);
-    if (!ec && (fs::is_character_file(st) || fs::is_fifo(st))) {
+    if (!ec && (fs::is_character_file(st) || fs::is_fifo(st) || (names_open_descriptor(r.out) && fs::is_regular_file(st)))) {
       t.path = r.out;
       t.action = {OutAction::WriteInPlace, ""};
       return t;

@@ -5,8 +5,8 @@
 //    outputs stay byte-identical). An existing directory is replaced only when it has the marker,
 //    is empty, or the user passed --force.
 //  - A single-file output (report.html, a converted trace, calibration.json) cannot carry a
-//    marker, so an existing file is replaced only with --force. A character device or FIFO
-//    (/dev/stdout, a named pipe) is written in place: nothing is replaced.
+//    marker, so an existing file is replaced only with --force. A character device, a FIFO or
+//    an open descriptor (/dev/stdout even when redirected to a file) is written in place.
 //  - Always refused, even with --force: `/`, the home directory, the working directory and their
 //    ancestors; a path that is, contains or lies inside an input of the command.
 // Paths are compared after std::filesystem::weakly_canonical, so symlinks and `a/../b`

@@ -93,6 +93,12 @@ refused "exists" report run1 -o r.html
 refused "is a directory" report run1 -o run2 --force
 "$FS" report run1 -o r.html --force 2> /dev/null || fail "report --force over its own earlier file"
 
+# /dev/stdout redirected to a file is written through (appended), not refused or replaced.
+echo "first line" > stdout.swf
+"$FS" trace convert a.swf --format swf --to swf -o /dev/stdout >> stdout.swf 2> /dev/null || fail "-o /dev/stdout into a file"
+"$FS" trace convert a.swf --format swf --to swf -o b.swf 2> /dev/null || fail "convert to b.swf"
+cmp -s <(echo "first line"; cat b.swf) stdout.swf || fail "-o /dev/stdout >> file: not the conversion appended"
+
 # --force replaces a directory of the user's (and only with --force).
 cp -r ../mine forced
 set +e

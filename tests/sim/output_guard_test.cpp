@@ -229,6 +229,8 @@ TEST_CASE("single-file outputs: an existing file needs --force; errors name the 
     CHECK(full.action.kind == OutAction::WriteInPlace);
     CHECK_THROWS_WITH(write_output_file(full, "x"), "cannot write /dev/full: No space left on device");
   }
+  // /dev/stdout is written through, whatever it is redirected to (here: maybe a file).
+  CHECK(check_output({"/dev/stdout", OutKind::File, "trace", false, {}}).action.kind == OutAction::WriteInPlace);
   // A directory output under a file: the OS reason, with the user's path.
   const std::string under = (f / "out").string();
   CHECK_THROWS_WITH(OutputDir(check_output({under, OutKind::Directory, "run", false, {}})), Catch::Contains(f.string()));
