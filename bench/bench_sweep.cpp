@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     o.threads = threads;
     c0 = cpu_s();
     t0 = clk::now();
-    const sw::Summary sum = sw::run_sweep(s, tmp.string(), o);
+    const sw::Summary sum = sw::run_sweep(s, floorsim::io::check_output({tmp.string(), floorsim::io::OutKind::Directory, "sweep", false, {}}), o);
     const double wall = std::chrono::duration<double>(clk::now() - t0).count(), cpu = cpu_s() - c0;
     const double rate = sum.ran / wall;
     if (threads == 1) rate1 = rate;

@@ -104,7 +104,9 @@ TraceData read_csv(input::LineSource& src, const ReadOptions& opts) {
 
 }  // namespace detail
 
-void write_csv(const std::string& path, const Workload& w) {
+void write_csv(const std::string& path, const Workload& w) { io::write_file_atomic(path, csv_text(w)); }
+
+std::string csv_text(const Workload& w) {
   using detail::csv_quote;
   using detail::fmt_num;
   std::string out;
@@ -122,7 +124,7 @@ void write_csv(const std::string& path, const Workload& w) {
                        fmt_num(j.checkpoint_interval_s), j.preemptible ? 1 : 0, j.requeueable ? 1 : 0,
                        fmt_num(j.recorded_start_s));
   }
-  io::write_file_atomic(path, out);
+  return out;
 }
 
 }  // namespace floorsim::traces

@@ -199,7 +199,9 @@ class NameNumbers {
 }  // namespace
 }  // namespace detail
 
-void write_swf(const std::string& path, const Workload& w) {
+void write_swf(const std::string& path, const Workload& w) { io::write_file_atomic(path, swf_text(w)); }
+
+std::string swf_text(const Workload& w) {
   using namespace detail;
   int32_t max_procs = 0;
   for (const auto& j : w.jobs) max_procs = std::max(max_procs, j.gpus);
@@ -222,7 +224,7 @@ void write_swf(const std::string& path, const Workload& w) {
                        fmt_num(wait), fmt_num(j.runtime_s), j.gpus, j.gpus, fmt_num(req_time), users.number(w, j),
                        groups.number(w, j), queues.number(w, j), parts.number(w, j));
   }
-  io::write_file_atomic(path, out);
+  return out;
 }
 
 }  // namespace floorsim::traces

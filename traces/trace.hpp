@@ -51,6 +51,9 @@ struct TraceData {
 // skipped safely; skips and counts rows that are well-formed but unusable.
 TraceData read_trace(const std::string& path, Format format, const ReadOptions& opts = {});
 
+// The text of `w` as SWF / floorsim CSV; write_* write it to `path` atomically.
+std::string swf_text(const Workload& w);
+std::string csv_text(const Workload& w);
 void write_swf(const std::string& path, const Workload& w);
 void write_csv(const std::string& path, const Workload& w);
 

@@ -230,7 +230,7 @@ std::string policy_md(const json& p) {
   return out;
 }
 
-void write_audit_pack(const Scenario& sc, const std::string& run_dir, const std::string& pack_dir) {
+void write_audit_pack(const Scenario& sc, const std::string& run_dir, const io::OutTarget& pack) {
   RunOptions ro;
   ro.keep_runs = true;
   const RunResult r = run_scenario(sc, ro);
@@ -238,12 +238,12 @@ void write_audit_pack(const Scenario& sc, const std::string& run_dir, const std:
   if (std::filesystem::exists(jobs_csv) && io::read_file(jobs_csv) != r.jobs_csv)
     throw InputError(jobs_csv.string(), "", "differs from a re-run of the run's scenario; expected the run directory's own scenario (pass --scenario with the file it was run from)");
   const json policy = policy_json(sc);
-  io::AtomicDir dir(pack_dir);
-  io::write_file_atomic(dir.file("policy.json"), dump(policy));
-  io::write_file_atomic(dir.file("policy.md"), policy_md(policy));
-  io::write_file_atomic(dir.file("approval_log.json"), dump(sc.changes.empty() ? json::array() : r.approval_log));
-  io::write_file_atomic(dir.file("approval_log.csv"), sc.changes.empty() ? approval_log_csv(json::array()) : r.approval_csv);
-  io::write_file_atomic(dir.file("sacct.txt"), sacct_parsable2(sc, r));
+  io::OutputDir dir(pack);
+  dir.write("policy.json", dump(policy));
+  dir.write("policy.md", policy_md(policy));
+  dir.write("approval_log.json", dump(sc.changes.empty() ? json::array() : r.approval_log));
+  dir.write("approval_log.csv", sc.changes.empty() ? approval_log_csv(json::array()) : r.approval_csv);
+  dir.write("sacct.txt", sacct_parsable2(sc, r));
   dir.commit();
 }
 

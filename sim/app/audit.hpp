@@ -36,6 +36,6 @@ std::string policy_md(const nlohmann::json& policy);
 
 // Builds and writes the pack atomically. Throws InputError when the re-run disagrees with
 // RUN_DIR/jobs.csv.
-void write_audit_pack(const Scenario& sc, const std::string& run_dir, const std::string& pack_dir);
+void write_audit_pack(const Scenario& sc, const std::string& run_dir, const io::OutTarget& pack);
 
 }  // namespace floorsim::app

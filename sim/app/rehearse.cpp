@@ -425,13 +425,13 @@ json to_json(const Growth& g) {
           {"runs", g.runs}};
 }
 
-void write_rehearsal_outputs(const Scenario& sc, const RunResult& r, const json& verdict, const std::string& out_dir) {
-  io::AtomicDir dir(out_dir);
-  io::write_file_atomic(dir.file("metrics.json"), dump(r.metrics));
-  io::write_file_atomic(dir.file("scenario.resolved.json"), dump(sc.resolved));
-  if (sc.resolved["output"]["jobs_csv"].get<bool>()) io::write_file_atomic(dir.file("jobs.csv"), r.jobs_csv);
-  if (sc.resolved["output"]["timeline"].get<bool>()) io::write_file_atomic(dir.file("timeline.csv"), r.timeline_csv);
-  io::write_file_atomic(dir.file("verdict.json"), dump(verdict));
+void write_rehearsal_outputs(const Scenario& sc, const RunResult& r, const json& verdict, const io::OutTarget& out) {
+  io::OutputDir dir(out);
+  dir.write("metrics.json", dump(r.metrics));
+  dir.write("scenario.resolved.json", dump(sc.resolved));
+  if (sc.resolved["output"]["jobs_csv"].get<bool>()) dir.write("jobs.csv", r.jobs_csv);
+  if (sc.resolved["output"]["timeline"].get<bool>()) dir.write("timeline.csv", r.timeline_csv);
+  dir.write("verdict.json", dump(verdict));
   write_approval_log(sc, r, dir);
   dir.commit();
 }

@@ -70,7 +70,7 @@ std::string verdict_table(const Verdict& v);
 json to_json(const Verdict& v);
 json to_json(const Growth& g);
 
-// Writes run's four files plus verdict.json into out_dir, atomically.
-void write_rehearsal_outputs(const Scenario& sc, const RunResult& r, const json& verdict, const std::string& out_dir);
+// Writes run's four files plus verdict.json into `out`, atomically.
+void write_rehearsal_outputs(const Scenario& sc, const RunResult& r, const json& verdict, const io::OutTarget& out);
 
 }  // namespace floorsim::app

@@ -9,6 +9,7 @@
 #include "schedulers/idle_pool/idle_pool.hpp"
 #include "schedulers/registry.hpp"
 #include "sim/app/changes.hpp"
+#include "sim/app/inputs.hpp"
 #include "sim/core/io.hpp"
 
 namespace floorsim::app {
@@ -234,20 +235,27 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   return res;
 }
 
-void write_approval_log(const Scenario& sc, const RunResult& r, io::AtomicDir& dir) {
+void write_approval_log(const Scenario& sc, const RunResult& r, const io::OutputDir& dir) {
   if (sc.changes.empty()) return;
-  io::write_file_atomic(dir.file("approval_log.json"), dump(r.approval_log));
-  io::write_file_atomic(dir.file("approval_log.csv"), r.approval_csv);
+  dir.write("approval_log.json", dump(r.approval_log));
+  dir.write("approval_log.csv", r.approval_csv);
 }
 
-void write_run_outputs(const Scenario& sc, const RunResult& r, const std::string& out_dir) {
-  io::AtomicDir dir(out_dir);
-  io::write_file_atomic(dir.file("metrics.json"), dump(r.metrics));
-  io::write_file_atomic(dir.file("scenario.resolved.json"), dump(sc.resolved));
-  if (sc.resolved["output"]["jobs_csv"].get<bool>()) io::write_file_atomic(dir.file("jobs.csv"), r.jobs_csv);
-  if (sc.resolved["output"]["timeline"].get<bool>()) io::write_file_atomic(dir.file("timeline.csv"), r.timeline_csv);
+void write_run_outputs(const Scenario& sc, const RunResult& r, const io::OutTarget& out) {
+  io::OutputDir dir(out);
+  dir.write("metrics.json", dump(r.metrics));
+  dir.write("scenario.resolved.json", dump(sc.resolved));
+  if (sc.resolved["output"]["jobs_csv"].get<bool>()) dir.write("jobs.csv", r.jobs_csv);
+  if (sc.resolved["output"]["timeline"].get<bool>()) dir.write("timeline.csv", r.timeline_csv);
   write_approval_log(sc, r, dir);
   dir.commit();
+}
+
+std::vector<io::OutInput> run_inputs(const Scenario& sc) {
+  std::vector<io::OutInput> in;
+  if (!sc.file.empty()) in.push_back({sc.file, false});  // first: a refusal names the scenario before what it reads
+  for (auto& i : scenario_inputs(sc.resolved, sc.base_dir)) in.push_back(std::move(i));
+  return in;
 }
 
 }  // namespace floorsim::app

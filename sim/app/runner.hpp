@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/scenario.hpp"
-#include "sim/core/io.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::app {
 
@@ -33,11 +33,15 @@ struct RunResult {
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& opts = {});
 
-// Writes the four files (plus approval_log.csv/.json when the scenario has changes) into `out_dir` atomically (a temporary directory renamed at the end).
-void write_run_outputs(const Scenario& sc, const RunResult& r, const std::string& out_dir);
+// Writes the four files (plus approval_log.csv/.json when the scenario has changes) into `out`
+// atomically (a temporary directory renamed at the end; see output_guard.hpp).
+void write_run_outputs(const Scenario& sc, const RunResult& r, const io::OutTarget& out);
+
+// What a run of `sc` reads (the scenario file and every file it names): an output may not be one.
+std::vector<io::OutInput> run_inputs(const Scenario& sc);
 
 // approval_log.json and approval_log.csv, when the scenario has changes (also used by rehearse).
-void write_approval_log(const Scenario& sc, const RunResult& r, io::AtomicDir& dir);
+void write_approval_log(const Scenario& sc, const RunResult& r, const io::OutputDir& dir);
 
 // Deterministic JSON text (sorted keys, 2-space indent, trailing newline).
 std::string dump(const json& j);

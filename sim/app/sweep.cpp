@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -26,6 +28,7 @@
 #include "sim/core/config_spec.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::app::sweep {
 
@@ -668,22 +671,29 @@ std::string results_csv(const json& sj, const std::vector<json>& lines) {
 
 std::string results_csv(const SweepSpec& s, const std::vector<json>& lines) { return results_csv(sweep_json(s, {}), lines); }
 
-Summary run_sweep(const SweepSpec& s, const std::string& out_dir, const RunOptions& o) {
+Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   Summary sum;
   sum.points = s.points.size();
-  const fs::path dir(out_dir);
-  const fs::path jsonl = dir / "results.jsonl", meta = dir / "sweep.json";
   const json sj = sweep_json(s, o.shard);
 
+  const io::Existing was = io::inspect(out.path);
+  const bool has_results = (was == io::Existing::FloorsimDir || was == io::Existing::OtherDir) &&
+                           (fs::exists(out.path / "sweep.json") || fs::exists(out.path / "results.jsonl"));
+  if (has_results && !o.resume && !out.force)
+    throw InputError(out.shown, "", "already holds sweep results; expected --resume to continue them, --force to replace them, or a new directory");
+  // In place when nothing is replaced, so a killed sweep leaves what --resume continues; staged
+  // (and renamed in at the end) when it replaces an earlier output.
+  const bool in_place = was == io::Existing::None || was == io::Existing::EmptyDir || (o.resume && was == io::Existing::FloorsimDir);
+  io::OutputDir dir = in_place ? io::OutputDir::in_place(out) : io::OutputDir(out);
+  const fs::path jsonl = dir.file("results.jsonl"), meta = dir.file("sweep.json");
+
   std::vector<json> done;
-  if (fs::exists(meta) || fs::exists(jsonl)) {
-    if (!o.resume)
-      throw InputError(out_dir, "", "already holds sweep results; expected --resume to continue them, or a new directory");
+  if (in_place && has_results) {
     if (fs::exists(meta)) {
-      const json old = parse_json_text(io::read_file(meta), meta.string());
+      const json old = parse_json_text(io::read_file(meta), dir.shown("sweep.json"));
       if (old != sj)
-        throw InputError(meta.string(), "", "was written by a different sweep or shard; expected the same sweep file, base and --shard to resume");
+        throw InputError(dir.shown("sweep.json"), "", "was written by a different sweep or shard; expected the same sweep file, base and --shard to resume");
     }
     bool torn = false;
     for (auto& l : read_results(jsonl.string(), &torn)) {
@@ -692,10 +702,9 @@ Summary run_sweep(const SweepSpec& s, const std::string& out_dir, const RunOptio
     }
     sort_dedup(done);
   }
-  fs::create_directories(dir);
-  io::write_file_atomic(meta, app::dump(sj));
+  dir.write("sweep.json", app::dump(sj));
   // Rewrites the kept lines (drops a torn tail), so appends start on a fresh line.
-  io::write_file_atomic(jsonl, join_lines(done));
+  dir.write("results.jsonl", join_lines(done));
   sum.already_done = done.size();
 
   std::vector<size_t> todo;
@@ -710,7 +719,7 @@ Summary run_sweep(const SweepSpec& s, const std::string& out_dir, const RunOptio
   }
 
   std::ofstream app(jsonl, std::ios::binary | std::ios::app);
-  if (!app) throw std::runtime_error("cannot append to " + jsonl.string());
+  if (!app) throw std::runtime_error("cannot write " + dir.shown("results.jsonl") + ": " + std::strerror(errno));
   std::mutex mu;
   size_t finished = 0;
   auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
@@ -762,18 +771,20 @@ Summary run_sweep(const SweepSpec& s, const std::string& out_dir, const RunOptio
   }
   if (o.progress && o.progress_out) *o.progress_out << "\n";
   app.close();
+  if (!app) throw std::runtime_error("cannot write " + dir.shown("results.jsonl") + ": " + std::strerror(errno));
   sum.ran = finished;
 
   // Final form: sorted by index, so the files do not depend on thread count or finishing order.
   std::vector<json> all = read_results(jsonl.string());
   sort_dedup(all);
-  io::write_file_atomic(jsonl, join_lines(all));
-  io::write_file_atomic(dir / "results.csv", results_csv(sj, all));
+  dir.write("results.jsonl", join_lines(all));
+  dir.write("results.csv", results_csv(sj, all));
+  dir.commit();
   sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return sum;
 }
 
-size_t merge_shards(const std::string& out_dir, const std::vector<std::string>& shard_dirs) {
+size_t merge_shards(const io::OutTarget& out_dir, const std::vector<std::string>& shard_dirs) {
   if (shard_dirs.empty()) throw InputError("", "", "no shard directories given; expected floorsim merge OUT SHARD_DIR...");
   json first;
   std::vector<json> all;
@@ -812,10 +823,10 @@ size_t merge_shards(const std::string& out_dir, const std::vector<std::string>& 
   }
   if (owner.size() != n) throw InputError(shard_dirs[0], "", fmt::format("indices beyond the sweep's {} points", n));
   sort_dedup(all);
-  io::AtomicDir out(out_dir);
-  io::write_file_atomic(out.file("sweep.json"), app::dump(first));
-  io::write_file_atomic(out.file("results.jsonl"), join_lines(all));
-  io::write_file_atomic(out.file("results.csv"), results_csv(first, all));
+  io::OutputDir out(out_dir);
+  out.write("sweep.json", app::dump(first));
+  out.write("results.jsonl", join_lines(all));
+  out.write("results.csv", results_csv(first, all));
   out.commit();
   return all.size();
 }

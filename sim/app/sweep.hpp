@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/core/output_guard.hpp"
+
 namespace floorsim::app::sweep {
 
 using json = nlohmann::json;
@@ -99,12 +101,14 @@ struct Summary {
 };
 
 // Runs the shard's points not already complete; writes DIR/{sweep.json,results.jsonl,results.csv}.
-// Throws InputError when DIR holds another sweep (or any results without --resume).
-Summary run_sweep(const SweepSpec& s, const std::string& out_dir, const RunOptions& o);
+// Into a new or empty DIR, or with --resume, the files are written in place as points finish;
+// replacing an earlier output (--force, or another verb's output) is staged and renamed in.
+// Throws InputError when DIR holds another sweep (or any results without --resume or --force).
+Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions& o);
 
 // Joins shard output directories into `out_dir` (atomically). Throws InputError naming the
 // shard directory when shards disagree on the sweep, or an index is missing or doubled.
-size_t merge_shards(const std::string& out_dir, const std::vector<std::string>& shard_dirs);
+size_t merge_shards(const io::OutTarget& out_dir, const std::vector<std::string>& shard_dirs);
 
 // Reads DIR/results.jsonl: complete lines only (a torn last line, left by a kill, is dropped).
 // A malformed line before the last is an InputError(file, line).

@@ -154,6 +154,12 @@ double parse_positive(const std::vector<std::string>& tokens) {
 }
 }  // namespace detail
 
+void add_force_option(po::options_description& options, bool* force) {
+  options.add_options()("force", po::bool_switch(force)->default_value(false),
+                        "replace an existing output that floorsim did not write; never /, the home or working directory, an "
+                        "ancestor of them, nor a path that is, holds or lies in an input (off)");
+}
+
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }
 
 }  // namespace floorsim::cli

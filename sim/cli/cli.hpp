@@ -80,6 +80,13 @@ po::typed_value<T>* count_value(T* store, T lo, T hi = std::numeric_limits<T>::m
 }
 inline po::typed_value<double>* positive_value(double* store) { return new detail::PositiveValue(store); }
 
+// --force, with the one text every writing verb shows (the rules are sim/core/output_guard.hpp's).
+void add_force_option(po::options_description& options, bool* force);
+// The sentence on what an existing output path becomes, for --out/-o texts.
+inline constexpr const char* kDirOutRule =
+    "; an existing directory is replaced (atomically) only when floorsim wrote it (it holds .floorsim-output), is empty, or with --force";
+inline constexpr const char* kFileOutRule = "; an existing file is replaced (atomically) only with --force; a device, pipe or /dev/stdout is written in place";
+
 // True when stderr is a terminal (progress bars only then).
 bool stderr_is_tty();
 

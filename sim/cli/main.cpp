@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/core/output_guard.hpp"
 #include "sim/cli/verbs.hpp"
 
 namespace {
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? kExitBadInput : kExitOk;
   }
   if (!std::strcmp(argv[1], "--version")) {
-    std::cout << "floorsim " FLOORSIM_VERSION "\n";
+    std::cout << "floorsim " << io::kVersion << "\n";
     return kExitOk;
   }
   const std::string verb = argv[1];

@@ -8,12 +8,12 @@
 #include "fabric/signoff.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/io.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
 
 const VerbDoc kFabricDoc{
-    .usage = "FABRIC.json --out DIR [--routing MODE] | --format",
+    .usage = "FABRIC.json --out DIR [--routing MODE] [--force] | --format",
     .description =
         "The fat-tree sign-off pack: build the fabric (k-ary fat-tree, leaf-spine or any generalized fat-tree, with "
         "taper and link generations), route each traffic profile (D-mod-K, hash ECMP or ideal split), solve max-min "
@@ -31,10 +31,12 @@ int verb_fabric(const Args& args) {
   std::string input, out, routing;
   opt.add_options()
       ("scenario", po::value(&input), "fabric scenario JSON (required)")
-      ("out,o", po::value(&out), "output directory, replaced atomically (required)")
+      ("out,o", po::value(&out), std::string("output directory (required)").append(kDirOutRule).c_str())
       ("routing", po::value(&routing)->default_value("scenario"),
        "override the scenario's routing mode: scenario | dmodk | ecmp | split")
       ("format", po::bool_switch(), "print the scenario format (every key, its default and unit) and exit (off)");
+  bool force = false;
+  add_force_option(opt, &force);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -52,10 +54,11 @@ int verb_fabric(const Args& args) {
       throw UsageError("--routing is '" + routing + "'; expected scenario, dmodk, ecmp or split");
     scenario.resolved["routing"]["mode"] = routing;
   }
+  const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "fabric", force, {{input, false}}});
   const nlohmann::json pack = fabric::run_signoff(scenario);
-  io::AtomicDir dir(out);
-  io::write_file_atomic(dir.file("signoff.json"), pack.dump(2) + "\n");
-  io::write_file_atomic(dir.file("signoff.md"), fabric::signoff_markdown(pack));
+  io::OutputDir dir(target);
+  dir.write("signoff.json", pack.dump(2) + "\n");
+  dir.write("signoff.md", fabric::signoff_markdown(pack));
   dir.commit();
   std::cerr << "floorsim: fabric: wrote " << out << "/signoff.md and signoff.json (slowest flow of "
             << pack["traffic"][0]["name"].get<std::string>() << ": "

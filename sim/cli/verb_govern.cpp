@@ -1,6 +1,7 @@
 // floorsim impact / audit / lint: change control.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -11,12 +12,12 @@
 #include "sim/app/scenario.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/io.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
 
 const VerbDoc kImpactDoc{
-    .usage = "SCENARIO.json [--change ID]... [--out DIR] [--json]",
+    .usage = "SCENARIO.json [--change ID]... [--out DIR] [--json] [--force]",
     .description =
         "Before a policy change is approved, show what it does: run the scenario once without its proposed changes "
         "and once with each, and print per class the floor attainment, deadline margin and p99 wait before, after "
@@ -29,7 +30,7 @@ const VerbDoc kImpactDoc{
 };
 
 const VerbDoc kAuditDoc{
-    .usage = "RUN_DIR [--out DIR] [--scenario FILE]",
+    .usage = "RUN_DIR [--out DIR] [--scenario FILE] [--force]",
     .description =
         "Write the audit pack of a run: re-run its scenario (checking that it reproduces jobs.csv), then write the "
         "controlled policy (every QOS, partition, reservation, priority weight, association and ClusterQueue field, "
@@ -60,21 +61,25 @@ int verb_impact(const Args& args) {
   po::options_description opts;
   std::string scenario, out;
   std::vector<std::string> ids;
-  bool as_json = false;
+  bool as_json = false, force = false;
   opts.add_options()("scenario", po::value(&scenario)->required(), "scenario JSON file with a \"changes\" list")
       ("change", po::value(&ids)->composing(), "change id to analyse (repeatable; default: every change)")
-      ("out,o", po::value(&out)->default_value(""), "also write impact.json into this directory (\"\" = none)")
+      ("out,o", po::value(&out)->default_value(""),
+       std::string("also write impact.json into this directory (\"\" = none)").append(kDirOutRule).c_str())
       ("json", po::bool_switch(&as_json)->default_value(false), "print JSON instead of the table");
+  add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, "impact", kImpactDoc, opts, pos, vm)) return 0;
   const app::Scenario sc = app::load_scenario_file(scenario);
+  std::optional<io::OutTarget> target;
+  if (!out.empty()) target = io::check_output({out, io::OutKind::Directory, "impact", force, app::run_inputs(sc)});
   const app::Impact im = app::analyse_impact(sc, ids);
   const auto j = app::to_json(im);
-  if (!out.empty()) {
-    io::AtomicDir dir(out);
-    io::write_file_atomic(dir.file("impact.json"), app::dump(j));
+  if (target) {
+    io::OutputDir dir(*target);
+    dir.write("impact.json", app::dump(j));
     dir.commit();
   }
   std::cout << (as_json ? app::dump(j) : app::impact_table(im));
@@ -84,21 +89,27 @@ int verb_impact(const Args& args) {
 int verb_audit(const Args& args) {
   po::options_description opts;
   std::string run_dir, out, scenario;
+  bool force = false;
   opts.add_options()("run-dir", po::value(&run_dir)->required(), "a `floorsim run` output directory")
-      ("out,o", po::value(&out)->default_value("audit"), "audit pack directory (replaced atomically)")
+      ("out,o", po::value(&out)->default_value("audit"), std::string("audit pack directory").append(kDirOutRule).c_str())
       ("scenario", po::value(&scenario)->default_value(""),
        "the scenario file the run came from (default: RUN_DIR/scenario.resolved.json; needed when it names files by relative path)");
+  add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("run-dir", 1);
   po::variables_map vm;
   if (!parse(args, "audit", kAuditDoc, opts, pos, vm)) return 0;
   const std::string file = scenario.empty() ? (std::filesystem::path(run_dir) / "scenario.resolved.json").string() : scenario;
+  // The run directory is an input as a whole: the pack may not replace it nor lie inside it.
+  io::check_output({out, io::OutKind::Directory, "audit", force, {{run_dir, true}, {scenario, false}}});
   auto build = [&]() {
     try {
       const app::Scenario sc = app::load_scenario_file(file);
-      app::write_audit_pack(sc, run_dir, out);
+      auto inputs = app::run_inputs(sc);
+      inputs.push_back({run_dir, true});
+      app::write_audit_pack(sc, run_dir, io::check_output({out, io::OutKind::Directory, "audit", force, inputs}));
     } catch (const InputError& e) {
-      if (!scenario.empty()) throw;
+      if (!scenario.empty() || e.file() == out) throw;  // not about the scenario's paths
       // The resolved copy keeps the scenario's relative paths, which do not resolve from RUN_DIR.
       const std::string head = (e.file().empty() ? std::string("<input>") : e.file()) + (e.where().empty() ? "" : ":" + e.where()) + ": ";
       throw InputError(e.file(), e.where(), std::string(e.what()).substr(head.size()) +

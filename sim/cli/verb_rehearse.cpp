@@ -5,15 +5,17 @@
 
 #include <fmt/format.h>
 
+#include "sim/app/inputs.hpp"
 #include "sim/app/rehearse.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
 
 const VerbDoc kRehearseDoc{
-    .usage = "[SCENARIO.json] [--out DIR] [--growth] [--print-default] [--quiet]",
+    .usage = "[SCENARIO.json] [--out DIR] [--growth] [--force] [--print-default] [--quiet]",
     .description =
         "Rehearse a night before it happens: replay every class at peak (VaR and end-of-day batches with deadlines, "
         "the intraday stream, training gangs, backtests) with a node failure part-way through, and judge it: do "
@@ -31,13 +33,14 @@ const VerbDoc kRehearseDoc{
 int verb_rehearse(const Args& args) {
   po::options_description opts;
   std::string scenario, out;
-  bool growth = false, quiet = false, print_default = false;
+  bool growth = false, quiet = false, print_default = false, force = false;
   opts.add_options()("scenario", po::value(&scenario)->default_value(""), "scenario JSON file (empty = the built-in quant night)")
-      ("out,o", po::value(&out)->default_value("out"), "output directory: run's four files plus verdict.json (replaced atomically)")
+      ("out,o", po::value(&out)->default_value("out"), std::string("output directory: run's four files plus verdict.json").append(kDirOutRule).c_str())
       ("growth", po::bool_switch(&growth)->default_value(false),
        "also search (bisection on workload.synthetic.load_multiplier) the largest growth at which every criterion holds")
       ("print-default", po::bool_switch(&print_default)->default_value(false), "print the built-in quant night scenario and exit")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print nothing; only the exit code");
+  add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
@@ -57,6 +60,9 @@ int verb_rehearse(const Args& args) {
     if (base.empty()) base = ".";
   }
   const app::Scenario sc = app::load_rehearsal(doc, file, base);
+  auto inputs = app::scenario_inputs(doc, base);
+  if (!scenario.empty()) inputs.push_back({scenario, false});
+  const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "rehearse", force, inputs});
   const app::RunResult r = app::run_scenario(sc);
   const app::Verdict v = app::judge(sc, r.metrics);
   app::json vj = app::to_json(v);
@@ -65,7 +71,7 @@ int verb_rehearse(const Args& args) {
     g = app::search_growth(doc, file, base);
     vj["growth"] = app::to_json(g);
   }
-  app::write_rehearsal_outputs(sc, r, vj, out);
+  app::write_rehearsal_outputs(sc, r, vj, target);
   if (!quiet) {
     std::cout << fmt::format("rehearsal {} under {}{}: {} jobs, {} node failure events\n", r.metrics["scenario"].get<std::string>(),
                              r.metrics["scheduler"].get<std::string>(), sc.resolved["idle_pool"].is_null() ? "" : " + idle_pool",

@@ -5,12 +5,12 @@
 #include "sim/app/report.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/io.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
 
 const VerbDoc kReportDoc{
-    .usage = "DIR [-o FILE] [--metric M]...",
+    .usage = "DIR [-o FILE] [--metric M]... [--force]",
     .description =
         "Write one self-contained HTML report (inline SVG; no script, no network) of a run or sweep directory. For a "
         "run: GPUs per class against its floor over time, the wait CDF per class, deadline margins, a Gantt view of "
@@ -26,19 +26,23 @@ int verb_report(const Args& args) {
   po::options_description opts;
   std::string dir, out;
   std::vector<std::string> metrics;
+  bool force = false;
   opts.add_options()("dir", po::value(&dir)->required(), "run directory (metrics.json, timeline.csv, jobs.csv) or sweep directory (sweep.json, results.jsonl)")
-      ("out,o", po::value(&out)->default_value("report.html"), "HTML file to write (atomically)")
+      ("out,o", po::value(&out)->default_value("report.html"),
+                  std::string("HTML file to write, outside DIR").append(kFileOutRule).c_str())
       ("metric", po::value(&metrics)->composing(),
        "sweeps: a metric to plot against every axis (JSON pointer or dotted path; repeatable; default: utilization, "
        "wait_s.p99, makespan_s, preemptions, each class's deadline_margin_s, or each fabric case's slowest_s)");
+  add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("dir", 1);
   po::variables_map vm;
   if (!parse(args, "report", kReportDoc, opts, pos, vm)) return kExitOk;
+  const io::OutTarget target = io::check_output({out, io::OutKind::File, "report", force, {{dir, true}}});
   app::report::Options ro;
   ro.metrics = metrics;
   const std::string html = app::report::render(dir, ro);
-  io::write_file_atomic(out, html);
+  io::write_output_file(target, html);
   std::cerr << "floorsim: report: wrote " << out << " (" << html.size() << " bytes)\n";
   return kExitOk;
 }

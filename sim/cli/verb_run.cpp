@@ -8,6 +8,7 @@
 #include "sim/app/scenario.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
 
@@ -36,7 +37,7 @@ void print_summary(const app::Scenario& sc, const app::RunResult& r, std::ostrea
 }  // namespace
 
 const VerbDoc kRunDoc{
-    .usage = "SCENARIO.json [--out DIR] [--check-invariants] [--quiet]",
+    .usage = "SCENARIO.json [--out DIR] [--force] [--check-invariants] [--quiet]",
     .description =
         "Simulate one scenario (cluster, workload or trace, scheduler model, optional fabric, failures and policy "
         "changes) from its first submission to its last job and print the per-class summary: jobs, floor, floor "
@@ -76,20 +77,22 @@ const VerbDoc kSchemaDoc{
 int verb_run(const Args& args) {
   po::options_description opts;
   std::string scenario, out;
-  bool check = false, quiet = false;
+  bool check = false, quiet = false, force = false;
   opts.add_options()("scenario", po::value(&scenario)->required(), "scenario JSON file")
-      ("out,o", po::value(&out)->default_value("out"), "output directory (replaced atomically)")
+      ("out,o", po::value(&out)->default_value("out"), std::string("output directory").append(kDirOutRule).c_str())
       ("check-invariants", po::bool_switch(&check)->default_value(false), "verify engine invariants after every event (sim/core/invariants.hpp)")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print nothing on success");
+  add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, "run", kRunDoc, opts, pos, vm)) return 0;
   const app::Scenario sc = app::load_scenario_file(scenario);
+  const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "run", force, app::run_inputs(sc)});
   app::RunOptions ro;
   ro.check_invariants = check;
   const app::RunResult r = app::run_scenario(sc, ro);
-  app::write_run_outputs(sc, r, out);
+  app::write_run_outputs(sc, r, target);
   if (!quiet) {
     print_summary(sc, r, std::cout);
     if (!sc.changes.empty()) {

@@ -2,17 +2,19 @@
 // (scenario.resolved.json + timeline.csv written by `run` or `rehearse`). Exit 0; 2 on bad input.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "sim/app/runner.hpp"
 #include "sim/app/size.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
 
 const VerbDoc kSizeDoc{
-    .usage = "SCENARIO.json|RUN_DIR [--json FILE] [--base-dir DIR]",
+    .usage = "SCENARIO.json|RUN_DIR [--json FILE] [--base-dir DIR] [--force]",
     .description =
         "Entitlement sizing: from a scenario (run first, in memory) or a run directory, report each class's peak "
         "GPU demand and propose floors: for a deadline class the peak demand inside its deadline window (the "
@@ -27,11 +29,14 @@ int verb_size(const Args& args) {
   namespace fs = std::filesystem;
   po::options_description opts;
   std::string input, json_out, base_dir;
+  bool force = false;
   opts.add_options()("input", po::value(&input)->required(), "scenario JSON (run first) or a run output directory")
-      ("json", po::value(&json_out)->default_value(""), "also write the sizing as JSON to this file (empty = none)")
+      ("json", po::value(&json_out)->default_value(""),
+                                                                        std::string("also write the sizing as JSON to this file (empty = none)").append(kFileOutRule).c_str())
       ("base-dir", po::value(&base_dir)->default_value(""),
        "with a run directory: where the run's relative paths (trace, configs) resolve, i.e. the original "
        "scenario's directory (empty = the current directory)");
+  add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("input", 1);
   po::variables_map vm;
@@ -39,19 +44,30 @@ int verb_size(const Args& args) {
   app::Scenario sc;
   std::string timeline, tfile;
   SimTime end_s = 0;
-  if (fs::is_directory(input)) {
+  const bool run_dir = fs::is_directory(input);
+  // Checked once before reading (a run directory is an input as a whole), again with the files
+  // the scenario names before running it.
+  std::optional<io::OutTarget> target;
+  auto check = [&](std::vector<io::OutInput> in) {
+    in.push_back({input, run_dir});
+    if (!json_out.empty()) target = io::check_output({json_out, io::OutKind::File, "size", force, in});
+  };
+  check({});
+  if (run_dir) {
     const std::string resolved = (fs::path(input) / "scenario.resolved.json").string();
     tfile = (fs::path(input) / "timeline.csv").string();
     // scenario.resolved.json keeps the paths as written, relative to the original scenario file,
     // which a run directory does not record: --base-dir names it.
     sc = app::load_scenario(app::parse_json_text(io::read_file(resolved), resolved), resolved,
                             base_dir.empty() ? "." : base_dir);
+    check(app::run_inputs(sc));
     timeline = io::read_file(tfile);
     const std::string metrics = (fs::path(input) / "metrics.json").string();
     const auto m = app::parse_json_text(io::read_file(metrics), metrics);
     end_s = sc.workload.jobs.empty() ? 0 : sc.workload.jobs.front().submit_s + m.value("makespan_s", 0.0);
   } else {
     sc = app::load_scenario_file(input);
+    check(app::run_inputs(sc));
     sc.engine.keep_timeline = true;
     sc.resolved["output"]["timeline"] = true;
     const auto r = app::run_scenario(sc);
@@ -61,7 +77,7 @@ int verb_size(const Args& args) {
   }
   const auto s = app::size_floors(sc, app::parse_timeline(timeline, tfile), end_s);
   std::cout << app::sizing_table(s);
-  if (!json_out.empty()) io::write_file_atomic(json_out, app::dump(app::to_json(s)));
+  if (target) io::write_output_file(*target, app::dump(app::to_json(s)));
   return kExitOk;
 }
 

@@ -5,14 +5,16 @@
 
 #include <fmt/format.h>
 
+#include "sim/app/inputs.hpp"
 #include "sim/app/sweep.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
 
 const VerbDoc kSweepDoc{
-    .usage = "SWEEP.json --out DIR [--threads N] [--resume] [--shard I/N] [--progress WHEN] [--quiet]",
+    .usage = "SWEEP.json --out DIR [--threads N] [--resume] [--force] [--shard I/N] [--progress WHEN] [--quiet]",
     .description =
         "Run many scenarios: a base (a scenario file or the built-in rehearsal) and axes that each set one field by "
         "JSON pointer, combined as a grid, a list or a Latin hypercube. Every point is validated before anything "
@@ -28,7 +30,7 @@ const VerbDoc kSweepDoc{
 };
 
 const VerbDoc kMergeDoc{
-    .usage = "OUT SHARD_DIR... [--quiet]",
+    .usage = "OUT SHARD_DIR... [--force] [--quiet]",
     .description =
         "Join the outputs of `floorsim sweep --shard i/N` into one sweep directory, identical to an unsharded run. "
         "Exit 2, naming the shard, when a point is missing or appears twice.",
@@ -41,9 +43,11 @@ int verb_sweep(const Args& args) {
   po::options_description opts;
   std::string file, out, shard, progress;
   unsigned threads = 0;
-  bool resume = false, quiet = false;
+  bool resume = false, quiet = false, force = false;
   opts.add_options()("sweep", po::value(&file)->required(), "sweep JSON file (base scenario + axes)")
-      ("out,o", po::value(&out)->required(), "output directory: sweep.json, results.jsonl, results.csv (required)")
+      ("out,o", po::value(&out)->required(),
+       std::string("output directory: sweep.json, results.jsonl, results.csv (required); one that holds sweep results needs --resume or --force")
+           .append(kDirOutRule).c_str())
       ("threads,j", count_value(&threads, 0u)->default_value(0), "worker threads (0 = one per core)")
       ("resume", po::bool_switch(&resume)->default_value(false),
        "continue the sweep already in --out: points complete there are skipped (a torn last line is dropped) (off)")
@@ -52,6 +56,7 @@ int verb_sweep(const Args& args) {
        "--array=0-(N-1) with --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")
       ("progress", po::value(&progress)->default_value("auto"), "progress bar on stderr: auto (only on a terminal), always, never")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print no summary (off)");
+  add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("sweep", 1);
   po::variables_map vm;
@@ -69,7 +74,8 @@ int verb_sweep(const Args& args) {
   ro.progress = progress == "always" || (progress == "auto" && stderr_is_tty());
   ro.progress_out = &std::cerr;
   const app::sweep::SweepSpec s = app::sweep::load_sweep_file(file);  // validates every point first
-  const app::sweep::Summary sum = app::sweep::run_sweep(s, out, ro);
+  const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "sweep", force, app::sweep_inputs(s)});
+  const app::sweep::Summary sum = app::sweep::run_sweep(s, target, ro);
   if (!quiet) {
     std::cout << fmt::format("sweep {} ({} {}, {}): {} points", s.name, s.kind, s.mode,
                              s.kind == "fabric" ? "one batch contention call + one batch job-runtime call" : fmt::format("{} threads", ro.threads), sum.points);
@@ -87,15 +93,18 @@ int verb_merge(const Args& args) {
   po::options_description opts;
   std::string out;
   std::vector<std::string> shards;
-  bool quiet = false;
-  opts.add_options()("out", po::value(&out)->required(), "merged output directory (written atomically)")
+  bool quiet = false, force = false;
+  opts.add_options()("out", po::value(&out)->required(), std::string("merged output directory").append(kDirOutRule).c_str())
       ("shards", po::value(&shards)->multitoken()->required(), "shard output directories (of floorsim sweep --shard i/N)")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print no summary (off)");
+  add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("out", 1).add("shards", -1);
   po::variables_map vm;
   if (!parse(args, "merge", kMergeDoc, opts, pos, vm)) return kExitOk;
-  const size_t n = app::sweep::merge_shards(out, shards);
+  std::vector<io::OutInput> inputs;
+  for (const auto& d : shards) inputs.push_back({d, true});
+  const size_t n = app::sweep::merge_shards(io::check_output({out, io::OutKind::Directory, "merge", force, inputs}), shards);
   if (!quiet) std::cout << fmt::format("merged {} shards: {} points, none missing or doubled; wrote {}/{{sweep.json,results.jsonl,results.csv}}\n",
                                        shards.size(), n, out);
   return kExitOk;

@@ -1,10 +1,14 @@
 #include "sim/core/io.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
+
+#include <fmt/format.h>
 
 #include "sim/core/error.hpp"
 #include "sim/core/input.hpp"
@@ -12,57 +16,63 @@
 namespace floorsim::io {
 namespace fs = std::filesystem;
 
-void write_file_atomic(const fs::path& path, const std::string& content) {
-  fs::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + tmp.string());
+namespace {
+
+[[noreturn]] void fail_write(const std::string& shown, int err) {
+  throw std::runtime_error("cannot write " + shown + ": " + std::generic_category().message(err));
+}
+
+// Writes all of `content` to `fd`; returns 0 or the errno of the failing call.
+int write_all(int fd, const std::string& content) {
+  const char* p = content.data();
+  size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
     }
+    p += n;
+    left -= static_cast<size_t>(n);
   }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot rename onto " + path.string() + ": " + ec.message());
+  return 0;
+}
+
+}  // namespace
+
+void write_file_atomic(const fs::path& path, const std::string& content, const std::string& shown_in) {
+  const std::string shown = shown_in.empty() ? path.string() : shown_in;
+  // O_EXCL: a leftover temporary of a crashed run with the same PID is skipped, not truncated.
+  fs::path tmp;
+  int fd = -1;
+  for (int k = 0; fd < 0; ++k) {
+    tmp = path;
+    tmp += k ? fmt::format(".tmp-{}-{}", ::getpid(), k) : fmt::format(".tmp-{}", ::getpid());
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno != EEXIST || k >= 100)) fail_write(shown, errno);
   }
+  int err = write_all(fd, content);
+  if (!err && ::fsync(fd) != 0) err = errno;  // the rename must not publish unwritten blocks
+  if (::close(fd) != 0 && !err) err = errno;
+  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err) {
+    ::unlink(tmp.c_str());
+    fail_write(shown, err);
+  }
+}
+
+void write_in_place(const fs::path& path, const std::string& content, const std::string& shown_in) {
+  const std::string shown = shown_in.empty() ? path.string() : shown_in;
+  // O_APPEND: /dev/stdout redirected to a file (`>` or `>>`) keeps what is already there.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) fail_write(shown, errno);
+  int err = write_all(fd, content);
+  if (::close(fd) != 0 && !err) err = errno;
+  if (err) fail_write(shown, err);
 }
 
 // Plain or gzip, at most input::kMaxDocumentBytes (sim/core/input.hpp).
 std::string read_file(const fs::path& path) { return input::read_document(path.string()); }
-
-AtomicDir::AtomicDir(fs::path final_dir) : final_(std::move(final_dir)) {
-  if (final_.filename().empty()) final_ = final_.parent_path();  // "out/" -> "out"
-  fs::path parent = final_.parent_path();
-  if (parent.empty()) parent = ".";
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  tmp_ = parent / ("." + final_.filename().string() + ".tmp-" + std::to_string(::getpid()));
-  fs::remove_all(tmp_, ec);
-  if (!fs::create_directory(tmp_, ec) || ec)
-    throw std::runtime_error("cannot create output directory " + tmp_.string());
-}
-
-AtomicDir::~AtomicDir() {
-  if (!committed_) {
-    std::error_code ec;
-    fs::remove_all(tmp_, ec);
-  }
-}
-
-void AtomicDir::commit() {
-  std::error_code ec;
-  if (fs::exists(final_, ec)) fs::remove_all(final_, ec);
-  fs::rename(tmp_, final_, ec);
-  if (ec) throw std::runtime_error("cannot rename output onto " + final_.string() + ": " + ec.message());
-  committed_ = true;
-}
 
 void check_utf8(std::string_view text, const std::string& file) { input::check_utf8(text, file, 1); }
 

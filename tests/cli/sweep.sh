@@ -60,13 +60,13 @@ done
 same "$T/j1" "$T/array/merged" "Slurm array example merged"
 
 # Resume after a kill that tore the last line: 3 whole lines + half of the 4th.
-mkdir "$T/r1"; cp "$T/j1/sweep.json" "$T/r1/"
+mkdir "$T/r1"; cp "$T/j1/sweep.json" "$T/j1/.floorsim-output" "$T/r1/"
 { head -3 "$T/j1/results.jsonl"; sed -n 4p "$T/j1/results.jsonl" | head -c 100; } > "$T/r1/results.jsonl"
 "$FS" sweep "$D/sweep_small.json" --out "$T/r1" --resume -j2 > "$T/r1.txt" || fail "resume (torn)"
 grep -q "ran 5 .*already done 3" "$T/r1.txt" || fail "resume should run 5 and keep 3: $(cat "$T/r1.txt")"
 same "$T/j1" "$T/r1" "resumed after a torn line"
 # Lines removed from the middle (order as finished, unsorted) are rerun, none doubled.
-mkdir "$T/r2"; cp "$T/j1/sweep.json" "$T/r2/"
+mkdir "$T/r2"; cp "$T/j1/sweep.json" "$T/j1/.floorsim-output" "$T/r2/"
 sed -n '7p;1p;4p' "$T/j1/results.jsonl" > "$T/r2/results.jsonl"
 "$FS" sweep "$D/sweep_small.json" --out "$T/r2" --resume -q || fail "resume (removed lines)"
 same "$T/j1" "$T/r2" "resumed after removing lines"
