@@ -532,20 +532,7 @@ json topology_json(const Topology& t) {
               {"nvlink_domain_gpus", t.host_model.gpus_per_host * t.host_model.hosts_per_nvlink_domain}};
 }
 
-}  // namespace
-
-json run_signoff(const FabricScenario& s) {
-  const Topology& t = s.topology;
-  const FailureSet healthy;
-  json pack;
-  pack["format"] = "floorsim-fabric-signoff/1";
-  pack["name"] = s.name;
-  pack["topology"] = topology_json(t);
-
-  json over = json::array();
-  for (uint32_t l = 1; l < t.h(); ++l) over.push_back({{"level", l}, {"taper", taper_at(t, l)}});
-  pack["oversubscription"] = over;
-
+json path_classes_json(const Topology& t, const FailureSet& healthy) {
   json classes = json::array();
   for (const auto& pc : path_classes(t)) {
     json c = {{"lca_level", pc.lca_level}, {"hops", pc.hops}, {"paths", pc.paths}, {"peers_per_host", pc.peers_per_host}};
@@ -562,17 +549,19 @@ json run_signoff(const FabricScenario& s) {
                                                                : fmt::format("LCA level {}", pc.lca_level);
     classes.push_back(c);
   }
-  pack["path_classes"] = classes;
+  return classes;
+}
 
-  // Analytic (uniform traffic, modelled only).
+// Analytic (uniform traffic, modelled only). `b_flow`: the healthy max-flow bisection.
+json analytic_json(const FabricScenario& s, double b_flow) {
+  const Topology& t = s.topology;
   const double b_formula = bisection_formula_bytes_per_s(t);
-  const double b_flow = bisection_maxflow_bytes_per_s(t, healthy);
   const TierLoad sat = tier_load_uniform(t, 0);
   const double lambda = s.load_fraction * sat.saturation_bytes_per_s;
   const TierLoad load = tier_load_uniform(t, lambda);
   const auto mm1 = latency_uniform(t, lambda, s.packet_bytes, false);
   const auto md1 = latency_uniform(t, lambda, s.packet_bytes, true);
-  pack["analytic"] = {
+  return {
       {"assumptions", "uniform random traffic, ideal spreading over all shortest paths, Poisson arrivals for the "
                       "queueing term (M/M/1 and M/D/1 per link); GPU traffic is bursty, so these are modelled only"},
       {"mean_hops_uniform", mean_hops_uniform(t)},
@@ -586,95 +575,111 @@ json run_signoff(const FabricScenario& s) {
       {"packet_bytes", s.packet_bytes},
       {"longest_path_latency_s", {{"zero_load", mm1.zero_load_s}, {"mm1", mm1.total_s}, {"md1", md1.total_s}}},
   };
+}
 
-  // Traffic profiles: healthy, scenario routing (+ the other two modes when compare is on).
+// The scenario's routing mode first, then (with compare on) the other two.
+std::vector<RoutingMode> modes_run(const FabricScenario& s) {
   std::vector<RoutingMode> modes = {s.routing.mode};
   if (s.compare_routing)
     for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp, RoutingMode::Split})
       if (m != s.routing.mode) modes.push_back(m);
-  std::vector<std::vector<Demand>> demands;
+  return modes;
+}
+
+// The traffic profiles on the healthy fabric, and what the degraded cases compare against.
+struct HealthyTraffic {
   json traffic = json::array();
-  uint64_t fan_out = 0;
-  std::vector<double> healthy_slowest;
+  std::vector<std::vector<Demand>> demands;  // per profile
+  std::vector<double> slowest_s;             // per profile, under the scenario's routing mode
+  uint64_t fan_out = 0;                      // the most hosts any profile spans
+};
+
+HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<RoutingMode>& modes) {
+  const Topology& t = s.topology;
+  const FailureSet healthy;
+  HealthyTraffic h;
   for (const auto& nt : s.traffic) {
-    demands.push_back(make_traffic(t, nt.spec));
+    h.demands.push_back(make_traffic(t, nt.spec));
     const uint64_t hosts = nt.spec.hosts.empty() ? t.hosts() : nt.spec.hosts.size();
-    fan_out = std::max(fan_out, hosts);
+    h.fan_out = std::max(h.fan_out, hosts);
     json e = {{"name", nt.name},
               {"pattern", pattern_name(nt.spec.pattern)},
               {"source", nt.source},
               {"source_note", nt.source_note},
               {"hosts", hosts},
               {"bytes_per_flow", nt.spec.bytes},
-              {"fabric_flows", demands.back().size()}};
+              {"fabric_flows", h.demands.back().size()}};
     json by_mode = json::object();
     for (auto m : modes) {
       RoutingOptions o = s.routing;
       o.mode = m;
-      const json r = run_or_skip(t, healthy, o, demands.back(), s.max_split_subflows);
+      const json r = run_or_skip(t, healthy, o, h.demands.back(), s.max_split_subflows);
       by_mode[routing_name(m)] = r;
-      if (m == s.routing.mode) healthy_slowest.push_back(r.value("slowest_s", 0.0));
+      if (m == s.routing.mode) h.slowest_s.push_back(r.value("slowest_s", 0.0));
     }
     e["results"] = by_mode;
-    traffic.push_back(e);
+    h.traffic.push_back(e);
   }
-  pack["traffic"] = traffic;
-  pack["routing"] = {{"mode", routing_name(s.routing.mode)},
-                     {"seed", s.routing.seed},
-                     {"adapt", s.routing.adapt},
-                     {"modes_compared", [&] {
-                        json a = json::array();
-                        for (auto m : modes) a.push_back(routing_name(m));
-                        return a;
-                      }()},
-                     {"failure_policy",
-                      s.routing.adapt
-                          ? "dmodk: next live port (D-mod-K, +1, ...) with backtracking; ecmp: re-hash over live paths; "
-                            "split: equal sub-flows over live paths; no live path = flow disconnected (reported)"
-                          : "static (adapt = false): dmodk and ecmp keep their healthy paths and a flow over a dead link "
-                            "is disconnected (reported); split uses live paths"}};
+  return h;
+}
 
-  // Issue 11: the slowest flow of full permutations under the three modes, several seeds
-  // (one seed is an anecdote: D-mod-K and ECMP collisions depend on the pairing).
-  {
-    constexpr uint64_t kSeeds = 5;
-    json cmp = {{"traffic", fmt::format("permutations of all {} hosts, 1e9 bytes per flow, seeds {}..{}", t.hosts(),
-                                        s.routing.seed, s.routing.seed + kSeeds - 1)}};
-    for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp, RoutingMode::Split}) {
-      std::vector<double> slowest;
-      std::string skipped;
-      for (uint64_t k = 0; k < kSeeds && skipped.empty(); ++k) {
-        TrafficSpec perm;
-        perm.pattern = Pattern::Permutation;
-        perm.bytes = 1e9;
-        perm.seed = s.routing.seed + k;
-        const auto d = make_traffic(t, perm);
-        RoutingOptions o = s.routing;
-        o.mode = m;
-        const json r = run_or_skip(t, healthy, o, d, s.max_split_subflows);
-        if (r.contains("skipped")) skipped = r["skipped"].get<std::string>();
-        else slowest.push_back(r["slowest_s"].get<double>());
-      }
-      if (!skipped.empty()) {
-        cmp[routing_name(m)] = {{"skipped", skipped}};
-        continue;
-      }
-      std::vector<double> sorted = slowest;
-      std::sort(sorted.begin(), sorted.end());
-      cmp[routing_name(m)] = {{"slowest_s_by_seed", slowest},
-                              {"min_slowest_s", sorted.front()},
-                              {"median_slowest_s", sorted[sorted.size() / 2]},
-                              {"max_slowest_s", sorted.back()}};
+json routing_json(const FabricScenario& s, const std::vector<RoutingMode>& modes) {
+  return {{"mode", routing_name(s.routing.mode)},
+          {"seed", s.routing.seed},
+          {"adapt", s.routing.adapt},
+          {"modes_compared", [&] {
+             json a = json::array();
+             for (auto m : modes) a.push_back(routing_name(m));
+             return a;
+           }()},
+          {"failure_policy",
+           s.routing.adapt
+               ? "dmodk: next live port (D-mod-K, +1, ...) with backtracking; ecmp: re-hash over live paths; "
+                 "split: equal sub-flows over live paths; no live path = flow disconnected (reported)"
+               : "static (adapt = false): dmodk and ecmp keep their healthy paths and a flow over a dead link "
+                 "is disconnected (reported); split uses live paths"}};
+}
+
+// Issue 11: the slowest flow of full permutations under the three modes, several seeds
+// (one seed is an anecdote: D-mod-K and ECMP collisions depend on the pairing).
+json routing_comparison_json(const FabricScenario& s) {
+  const Topology& t = s.topology;
+  const FailureSet healthy;
+  constexpr uint64_t kSeeds = 5;
+  json cmp = {{"traffic", fmt::format("permutations of all {} hosts, 1e9 bytes per flow, seeds {}..{}", t.hosts(),
+                                      s.routing.seed, s.routing.seed + kSeeds - 1)}};
+  for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp, RoutingMode::Split}) {
+    std::vector<double> slowest;
+    std::string skipped;
+    for (uint64_t k = 0; k < kSeeds && skipped.empty(); ++k) {
+      TrafficSpec perm;
+      perm.pattern = Pattern::Permutation;
+      perm.bytes = 1e9;
+      perm.seed = s.routing.seed + k;
+      const auto d = make_traffic(t, perm);
+      RoutingOptions o = s.routing;
+      o.mode = m;
+      const json r = run_or_skip(t, healthy, o, d, s.max_split_subflows);
+      if (r.contains("skipped")) skipped = r["skipped"].get<std::string>();
+      else slowest.push_back(r["slowest_s"].get<double>());
     }
-    pack["routing_comparison"] = cmp;
+    if (!skipped.empty()) {
+      cmp[routing_name(m)] = {{"skipped", skipped}};
+      continue;
+    }
+    std::vector<double> sorted = slowest;
+    std::sort(sorted.begin(), sorted.end());
+    cmp[routing_name(m)] = {{"slowest_s_by_seed", slowest},
+                            {"min_slowest_s", sorted.front()},
+                            {"median_slowest_s", sorted[sorted.size() / 2]},
+                            {"max_slowest_s", sorted.back()}};
   }
+  return cmp;
+}
 
-  pack["fan_out"] = {{"hosts_tested", fan_out},
-                     {"fabric_hosts", t.hosts()},
-                     {"full_scale_hosts", s.full_scale_hosts},
-                     {"reached_full_scale", fan_out >= s.full_scale_hosts}};
-
-  // Degraded fabrics.
+// Degraded fabrics: the healthy profiles' flows over each failure set.
+json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double b_flow) {
+  const Topology& t = s.topology;
   json degraded = json::array();
   for (const auto& d : s.degraded) {
     const double b = bisection_maxflow_bytes_per_s(t, d.failures);
@@ -687,18 +692,21 @@ json run_signoff(const FabricScenario& s) {
               {"hosts_unreachable", sc.hosts_unreachable}};
     json tr = json::array();
     for (size_t i = 0; i < s.traffic.size(); ++i) {
-      json x = run_or_skip(t, d.failures, s.routing, demands[i], s.max_split_subflows);
+      json x = run_or_skip(t, d.failures, s.routing, h.demands[i], s.max_split_subflows);
       x["name"] = s.traffic[i].name;
       if (!x.contains("skipped"))
-        x["slowest_vs_healthy"] = healthy_slowest[i] > 0 ? x["slowest_s"].get<double>() / healthy_slowest[i] : 0;
+        x["slowest_vs_healthy"] = h.slowest_s[i] > 0 ? x["slowest_s"].get<double>() / h.slowest_s[i] : 0;
       tr.push_back(x);
     }
     e["traffic"] = tr;
     degraded.push_back(e);
   }
-  pack["degraded"] = degraded;
+  return degraded;
+}
 
-  // Topology variants under the same flows.
+// Topology variants under the same flows.
+json variants_json(const FabricScenario& s) {
+  const FailureSet healthy;
   json variants = json::array();
   for (const auto& v : s.variants) {
     json e = {{"name", v.name}, {"topology", topology_json(v.topology)}};
@@ -716,28 +724,61 @@ json run_signoff(const FabricScenario& s) {
     e["traffic"] = tr;
     variants.push_back(e);
   }
-  pack["variants"] = variants;
+  return variants;
+}
 
-  // Jobs' own traffic and their slowdown from each other (scheduler coupling).
-  if (!s.jobs.empty()) {
-    std::vector<JobTraffic> jt;
-    for (const auto& j : s.jobs) jt.push_back(j.traffic);
-    MaxMinSolver solver;
-    const auto comm = job_comm(t, healthy, s.routing, jt, solver);
-    json jobs = json::array();
-    for (size_t i = 0; i < s.jobs.size(); ++i)
-      jobs.push_back({{"name", s.jobs[i].name},
-                      {"pattern", pattern_name(jt[i].pattern)},
-                      {"hosts", jt[i].hosts.size()},
-                      {"bytes", jt[i].bytes},
-                      {"comm_alone_s", comm[i].alone_time_s},
-                      {"comm_with_others_s", comm[i].comm_time_s},
-                      {"slowdown", comm[i].slowdown},
-                      {"effective_gbps", gbps_of(comm[i].effective_bytes_per_s)}});
-    pack["jobs"] = jobs;
-  } else {
-    pack["jobs"] = json::array();
-  }
+// Jobs' own traffic and their slowdown from each other (scheduler coupling).
+json jobs_json(const FabricScenario& s) {
+  json jobs = json::array();
+  if (s.jobs.empty()) return jobs;
+  const FailureSet healthy;
+  std::vector<JobTraffic> jt;
+  for (const auto& j : s.jobs) jt.push_back(j.traffic);
+  MaxMinSolver solver;
+  const auto comm = job_comm(s.topology, healthy, s.routing, jt, solver);
+  for (size_t i = 0; i < s.jobs.size(); ++i)
+    jobs.push_back({{"name", s.jobs[i].name},
+                    {"pattern", pattern_name(jt[i].pattern)},
+                    {"hosts", jt[i].hosts.size()},
+                    {"bytes", jt[i].bytes},
+                    {"comm_alone_s", comm[i].alone_time_s},
+                    {"comm_with_others_s", comm[i].comm_time_s},
+                    {"slowdown", comm[i].slowdown},
+                    {"effective_gbps", gbps_of(comm[i].effective_bytes_per_s)}});
+  return jobs;
+}
+
+}  // namespace
+
+json run_signoff(const FabricScenario& s) {
+  const Topology& t = s.topology;
+  const FailureSet healthy;
+  json pack;
+  pack["format"] = "floorsim-fabric-signoff/1";
+  pack["name"] = s.name;
+  pack["topology"] = topology_json(t);
+
+  json over = json::array();
+  for (uint32_t l = 1; l < t.h(); ++l) over.push_back({{"level", l}, {"taper", taper_at(t, l)}});
+  pack["oversubscription"] = over;
+  pack["path_classes"] = path_classes_json(t, healthy);
+
+  const double b_flow = bisection_maxflow_bytes_per_s(t, healthy);
+  pack["analytic"] = analytic_json(s, b_flow);
+
+  // Traffic profiles: healthy, scenario routing (+ the other two modes when compare is on).
+  const std::vector<RoutingMode> modes = modes_run(s);
+  const HealthyTraffic h = healthy_traffic(s, modes);
+  pack["traffic"] = h.traffic;
+  pack["routing"] = routing_json(s, modes);
+  pack["routing_comparison"] = routing_comparison_json(s);
+  pack["fan_out"] = {{"hosts_tested", h.fan_out},
+                     {"fabric_hosts", t.hosts()},
+                     {"full_scale_hosts", s.full_scale_hosts},
+                     {"reached_full_scale", h.fan_out >= s.full_scale_hosts}};
+  pack["degraded"] = degraded_json(s, h, b_flow);
+  pack["variants"] = variants_json(s);
+  pack["jobs"] = jobs_json(s);
 
   pack["modelled_only"] = json::array({
       "every completion time: flow-level max-min fair sharing (no congestion control dynamics, no packets, no "
