@@ -20,6 +20,112 @@ using namespace conf;
 
 void read_sacctmgr_dump(const std::string& path, SlurmConfig& cfg) { read_sacctmgr_dump_text(io::read_file(path), path, cfg); }
 
+namespace {
+
+// One line of a sacctmgr dump: "Kind - 'name':Key=Value:..." (kind lowercased, values unquoted).
+struct DumpLine {
+  std::string kind, name;
+  std::vector<std::pair<std::string, std::string>> kv;
+};
+
+DumpLine dump_line(const std::string& line, const std::string& file, int ln) {
+  // Read on, an open quote swallows the rest of the line into one name, and the damage shows
+  // up later as an unrelated error ("QOS 'normal' is not defined") against another file.
+  if (const char q = open_quote(line))
+    bad(file, ln, fmt::format("unterminated quote: a {} opens but does not close; expected a closing {}", q, q));
+  const size_t dash = line.find(" - ");
+  if (dash == std::string::npos)
+    bad(file, ln, "line is not 'Kind - 'name':Key=Value...'; expected Cluster, Parent, Account, User or QOS lines as written by sacctmgr dump");
+  DumpLine d;
+  d.kind = lower(trim(line.substr(0, dash)));
+  auto fields = split_outside_quotes(trim(line.substr(dash + 3)), ':');
+  d.name = unquote(trim(fields[0]));
+  if (d.name.empty()) bad(file, ln, fmt::format("{} line has an empty name; expected '{} - 'name'", d.kind, d.kind));
+  for (size_t i = 1; i < fields.size(); ++i) {
+    const std::string f = trim(fields[i]);
+    if (f.empty()) continue;
+    const size_t eq = f.find('=');
+    if (eq == std::string::npos) bad(file, ln, fmt::format("option '{}' has no value; expected Key=Value", f));
+    d.kv.push_back({f.substr(0, eq), unquote(trim(f.substr(eq + 1)))});
+  }
+  return d;
+}
+
+int64_t dump_fairshare(const std::string& v, const std::string& k, const std::string& file, int ln) {
+  if (lower(v) == "parent") return 1;  // not modelled: treated as 1 share
+  return to_int(v, k, file, ln);
+}
+
+Account dump_account(const DumpLine& d, const std::string& parent, const std::string& file, int ln, std::vector<std::string>& ignored) {
+  Account a;
+  a.name = d.name;
+  a.parent = parent;
+  for (const auto& [key, v] : d.kv) {
+    const std::string k = lower(key);
+    if (k == "fairshare") a.fairshare = dump_fairshare(v, key, file, ln);
+    else if (k == "grptres") a.grp_tres = to_tres(v, key, file, ln);
+    else if (k == "maxtres" || k == "maxtresperjob") a.max_tres_per_user = to_tres(v, key, file, ln);
+    else if (k == "maxjobs") a.max_jobs = to_limit(v, key, file, ln);
+    else if (k == "maxwall" || k == "maxwalldurationperjob") a.max_wall_s = to_time(v, key, file, ln);
+    else if (k == "description" || k == "organization") continue;
+    else ignored.push_back("Account:" + key);
+  }
+  return a;
+}
+
+User dump_user(const DumpLine& d, const std::string& parent, const std::string& file, int ln, std::vector<std::string>& ignored) {
+  User u;
+  u.name = d.name;
+  u.origin = {file, ln};
+  u.account = parent;
+  for (const auto& [key, v] : d.kv) {
+    const std::string k = lower(key);
+    if (k == "fairshare") u.fairshare = dump_fairshare(v, key, file, ln);
+    else if (k == "grptres") u.grp_tres = to_tres(v, key, file, ln);
+    else if (k == "defaultqos") u.default_qos = v;
+    else if (k == "maxjobs") u.max_jobs = to_limit(v, key, file, ln);
+    else if (k == "maxwall" || k == "maxwalldurationperjob") u.max_wall_s = to_time(v, key, file, ln);
+    else if (k == "defaultaccount" || k == "adminlevel" || k == "qos" || k == "defaultwckey" || k == "wckeys") continue;
+    else ignored.push_back("User:" + key);
+  }
+  return u;
+}
+
+Qos dump_qos(const DumpLine& d, const std::string& file, int ln, std::vector<std::string>& ignored) {
+  Qos q;
+  q.name = d.name;
+  q.origin = {file, ln};
+  for (const auto& [key, v] : d.kv) {
+    const std::string k = lower(key);
+    if (k == "priority") q.priority = to_int(v, key, file, ln);
+    else if (k == "usagefactor") q.usage_factor = to_bounded(v, key, 0, 1e9, file, ln);
+    else if (k == "grptres") q.grp_tres = to_tres(v, key, file, ln);
+    else if (k == "grptresmins") q.grp_tres_mins = to_tres(v, key, file, ln);
+    else if (k == "maxtresperuser" || k == "maxtresperu") q.max_tres_per_user = to_tres(v, key, file, ln);
+    else if (k == "maxtresperjob" || k == "maxtres") q.max_tres_per_job = to_tres(v, key, file, ln);
+    else if (k == "maxjobsperuser" || k == "maxjobspu") q.max_jobs_per_user = to_limit(v, key, file, ln);
+    else if (k == "grpjobs") q.grp_jobs = to_limit(v, key, file, ln);
+    else if (k == "maxwall" || k == "maxwalldurationperjob") q.max_wall_s = to_time(v, key, file, ln);
+    else if (k == "preempt") q.preempt = to_list(v);
+    else if (k == "preemptmode") q.preempt_mode = to_mode(v, key, file, ln);
+    else if (k == "preemptexempttime") q.preempt_exempt_time_s = to_time(v, key, file, ln);
+    else if (k == "gracetime") q.grace_time_s = to_bounded(v, key, 0, 365 * 86400.0, file, ln);
+    else if (k == "flags") {
+      for (auto& f : to_list(lower(v))) {
+        if (f == "denyonlimit") q.flags.deny_on_limit = true;
+        else if (f == "noreserve") q.flags.no_reserve = true;
+        else if (f == "overpartqos") q.flags.over_part_qos = true;
+        else if (f == "nodecay") q.flags.no_decay = true;
+        else ignored.push_back("QOS:Flags:" + f);
+      }
+    } else if (k == "description") continue;
+    else ignored.push_back("QOS:" + key);
+  }
+  return q;
+}
+
+}  // namespace
+
 void read_sacctmgr_dump_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
   io::check_utf8(text, file);
   std::unordered_set<std::string> seen_qos;  // within this file (a dump may override inline QOS)
@@ -36,100 +142,25 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
     const std::string line = trim(raw);
     if (line.empty() || line[0] == '#') continue;
-    // Read on, an open quote swallows the rest of the line into one name, and the damage shows
-    // up later as an unrelated error ("QOS 'normal' is not defined") against another file.
-    if (const char q = open_quote(line))
-      bad(file, ln, fmt::format("unterminated quote: a {} opens but does not close; expected a closing {}", q, q));
-    const size_t dash = line.find(" - ");
-    if (dash == std::string::npos)
-      bad(file, ln, "line is not 'Kind - 'name':Key=Value...'; expected Cluster, Parent, Account, User or QOS lines as written by sacctmgr dump");
-    const std::string kind = lower(trim(line.substr(0, dash)));
-    auto fields = split_outside_quotes(trim(line.substr(dash + 3)), ':');
-    const std::string name = unquote(trim(fields[0]));
-    if (name.empty()) bad(file, ln, fmt::format("{} line has an empty name; expected '{} - 'name'", kind, kind));
-    std::vector<std::pair<std::string, std::string>> kv;
-    for (size_t i = 1; i < fields.size(); ++i) {
-      const std::string f = trim(fields[i]);
-      if (f.empty()) continue;
-      const size_t eq = f.find('=');
-      if (eq == std::string::npos) bad(file, ln, fmt::format("option '{}' has no value; expected Key=Value", f));
-      kv.push_back({f.substr(0, eq), unquote(trim(f.substr(eq + 1)))});
-    }
-    auto fairshare = [&](const std::string& v, const std::string& k) -> int64_t {
-      if (lower(v) == "parent") return 1;  // not modelled: treated as 1 share
-      return to_int(v, k, file, ln);
-    };
-    if (kind == "cluster") {
+    const DumpLine d = dump_line(line, file, ln);
+    const std::string& name = d.name;
+    if (d.kind == "cluster") {
       cfg.cluster_name = name;
-    } else if (kind == "parent") {
+    } else if (d.kind == "parent") {
       bool found = false;
       for (const auto& a : cfg.accounts) found |= a.name == name;
       if (!found) bad(file, ln, fmt::format("Parent '{}' is not a defined account; expected an account listed earlier", name));
       parent = name;
-    } else if (kind == "account") {
-      Account a;
-      a.name = name;
-      a.parent = parent;
-      for (const auto& [key, v] : kv) {
-        const std::string k = lower(key);
-        if (k == "fairshare") a.fairshare = fairshare(v, key);
-        else if (k == "grptres") a.grp_tres = to_tres(v, key, file, ln);
-        else if (k == "maxtres" || k == "maxtresperjob") a.max_tres_per_user = to_tres(v, key, file, ln);
-        else if (k == "maxjobs") a.max_jobs = to_limit(v, key, file, ln);
-        else if (k == "maxwall" || k == "maxwalldurationperjob") a.max_wall_s = to_time(v, key, file, ln);
-        else if (k == "description" || k == "organization") continue;
-        else ignored.push_back("Account:" + key);
-      }
+    } else if (d.kind == "account") {
+      const Account a = dump_account(d, parent, file, ln, ignored);
       bool dup = false;
       for (auto& e : cfg.accounts) dup |= e.name == name;
       if (dup) bad(file, ln, fmt::format("account '{}' defined twice; expected each account once", name));
       cfg.accounts.push_back(a);
-    } else if (kind == "user") {
-      User u;
-      u.name = name;
-      u.origin = {file, ln};
-      u.account = parent;
-      for (const auto& [key, v] : kv) {
-        const std::string k = lower(key);
-        if (k == "fairshare") u.fairshare = fairshare(v, key);
-        else if (k == "grptres") u.grp_tres = to_tres(v, key, file, ln);
-        else if (k == "defaultqos") u.default_qos = v;
-        else if (k == "maxjobs") u.max_jobs = to_limit(v, key, file, ln);
-        else if (k == "maxwall" || k == "maxwalldurationperjob") u.max_wall_s = to_time(v, key, file, ln);
-        else if (k == "defaultaccount" || k == "adminlevel" || k == "qos" || k == "defaultwckey" || k == "wckeys") continue;
-        else ignored.push_back("User:" + key);
-      }
-      cfg.users.push_back(u);
-    } else if (kind == "qos") {
-      Qos q;
-      q.name = name;
-      q.origin = {file, ln};
-      for (const auto& [key, v] : kv) {
-        const std::string k = lower(key);
-        if (k == "priority") q.priority = to_int(v, key, file, ln);
-        else if (k == "usagefactor") q.usage_factor = to_bounded(v, key, 0, 1e9, file, ln);
-        else if (k == "grptres") q.grp_tres = to_tres(v, key, file, ln);
-        else if (k == "grptresmins") q.grp_tres_mins = to_tres(v, key, file, ln);
-        else if (k == "maxtresperuser" || k == "maxtresperu") q.max_tres_per_user = to_tres(v, key, file, ln);
-        else if (k == "maxtresperjob" || k == "maxtres") q.max_tres_per_job = to_tres(v, key, file, ln);
-        else if (k == "maxjobsperuser" || k == "maxjobspu") q.max_jobs_per_user = to_limit(v, key, file, ln);
-        else if (k == "grpjobs") q.grp_jobs = to_limit(v, key, file, ln);
-        else if (k == "maxwall" || k == "maxwalldurationperjob") q.max_wall_s = to_time(v, key, file, ln);
-        else if (k == "preempt") q.preempt = to_list(v);
-        else if (k == "preemptmode") q.preempt_mode = to_mode(v, key, file, ln);
-        else if (k == "preemptexempttime") q.preempt_exempt_time_s = to_time(v, key, file, ln);
-        else if (k == "gracetime") q.grace_time_s = to_bounded(v, key, 0, 365 * 86400.0, file, ln);
-        else if (k == "flags") {
-          for (auto& f : to_list(lower(v))) {
-            if (f == "denyonlimit") q.flags.deny_on_limit = true;
-            else if (f == "noreserve") q.flags.no_reserve = true;
-            else if (f == "overpartqos") q.flags.over_part_qos = true;
-            else if (f == "nodecay") q.flags.no_decay = true;
-            else ignored.push_back("QOS:Flags:" + f);
-          }
-        } else if (k == "description") continue;
-        else ignored.push_back("QOS:" + key);
-      }
+    } else if (d.kind == "user") {
+      cfg.users.push_back(dump_user(d, parent, file, ln, ignored));
+    } else if (d.kind == "qos") {
+      const Qos q = dump_qos(d, file, ln, ignored);
       if (!seen_qos.insert(name).second)
         bad(file, ln, fmt::format("QOS '{}' appears twice in this dump; expected each QOS once", name));
       bool replaced = false;
@@ -137,7 +168,7 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
         if (e.name == name) e = q, replaced = true;
       if (!replaced) cfg.qos.push_back(q);
     } else {
-      bad(file, ln, fmt::format("unknown line kind '{}'; expected Cluster, Parent, Account, User or QOS", kind));
+      bad(file, ln, fmt::format("unknown line kind '{}'; expected Cluster, Parent, Account, User or QOS", d.kind));
     }
   }
   if (!ignored.empty()) {
