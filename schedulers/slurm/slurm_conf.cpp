@@ -124,6 +124,108 @@ void partition_line(const std::vector<std::pair<std::string, std::string>>& kv, 
   cfg.partitions.push_back(p);
 }
 
+// The priority keys of slurm.conf(5) (PriorityType, PriorityFlags, PriorityDecayHalfLife,
+// PriorityWeight*, ...); false when `k` is not one of them.
+bool priority_setting(const std::string& k, const std::string& key, const std::string& v, PriorityParams& pr,
+                      const std::string& file, int ln, std::vector<std::string>& ignored) {
+  if (k == "prioritytype") {
+    const std::string l = lower(v);
+    if (l == "priority/basic") pr.type = PriorityType::Basic;
+    else if (l == "priority/multifactor") pr.type = PriorityType::Multifactor;
+    else bad(file, ln, fmt::format("PriorityType={}; expected priority/basic or priority/multifactor", v));
+  } else if (k == "priorityflags") {
+    for (auto& f : to_list(lower(v))) {
+      if (f == "no_fair_tree") pr.fair_tree = false;
+      else if (f == "fair_tree") pr.fair_tree = true;
+      else ignored.push_back("PriorityFlags:" + f);
+    }
+  } else if (k == "prioritydecayhalflife") pr.decay_half_life_s = to_time(v, key, file, ln);
+  else if (k == "prioritymaxage") pr.max_age_s = to_time(v, key, file, ln);
+  else if (k == "prioritycalcperiod") pr.calc_period_s = to_time(v, key, file, ln);
+  else if (k == "priorityusageresetperiod") {
+    const std::string u = lower(v);
+    static constexpr const char* kOk[] = {"none", "now", "daily", "weekly", "monthly", "quarterly", "yearly"};
+    if (std::find(std::begin(kOk), std::end(kOk), u) == std::end(kOk))
+      bad(file, ln, fmt::format("PriorityUsageResetPeriod={}; expected NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY", v));
+    pr.usage_reset_period = u;
+  } else if (k == "priorityweightage") pr.weight_age = to_weight(v, key, file, ln);
+  else if (k == "priorityweightfairshare") pr.weight_fairshare = to_weight(v, key, file, ln);
+  else if (k == "priorityweightjobsize") pr.weight_jobsize = to_weight(v, key, file, ln);
+  else if (k == "priorityweightpartition") pr.weight_partition = to_weight(v, key, file, ln);
+  else if (k == "priorityweightqos") pr.weight_qos = to_weight(v, key, file, ln);
+  else if (k == "priorityweightassoc") pr.weight_assoc = to_weight(v, key, file, ln);
+  else if (k == "priorityfavorsmall") pr.favor_small = to_bool(v, key, file, ln);
+  else if (k == "priorityweighttres") {
+    for (auto& item : split_outside_quotes(v, ',')) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos) bad(file, ln, fmt::format("PriorityWeightTRES item '{}'; expected TRES=weight", item));
+      const std::string t = lower(trim(item.substr(0, eq)));
+      const double w = to_num(trim(item.substr(eq + 1)), key, file, ln);
+      if (t == "gres/gpu") pr.weight_tres_gpu = w;
+      else if (t == "cpu") pr.weight_tres_cpu = w;
+      else if (t == "node") pr.weight_tres_node = w;
+      else ignored.push_back("PriorityWeightTRES:" + t);
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// One Key=Value of a slurm.conf line other than NodeName, PartitionName and Include.
+void setting(const std::string& key, const std::string& v, SlurmConfig& cfg, const std::string& file, int ln,
+             std::vector<std::string>& ignored) {
+  const std::string k = lower(key);
+  if (v.empty() && k != "schedulerparameters") bad(file, ln, fmt::format("'{}' has no value; expected Key=Value", key));
+  if (priority_setting(k, key, v, cfg.prio, file, ln, ignored)) return;
+  if (k == "clustername") cfg.cluster_name = v;
+  else if (k == "schedulertype") {
+    const std::string l = lower(v);
+    if (l == "sched/backfill") cfg.sched.backfill = true;
+    else if (l == "sched/builtin") cfg.sched.backfill = false;
+    else bad(file, ln, fmt::format("SchedulerType={}; expected sched/backfill or sched/builtin", v));
+  } else if (k == "schedulerparameters") sched_parameters(v, cfg, file, ln, ignored);
+  else if (k == "accountingstoragetype") {
+    cfg.accounting_storage_type = lower(trim(v));
+  } else if (k == "accountingstorageenforce") {
+    for (auto& f : to_list(lower(v))) {
+      if (f == "limits") cfg.enforce_limits = true;
+      else if (f == "qos") cfg.enforce_qos = true;
+      else if (f == "safe") cfg.enforce_safe = cfg.enforce_limits = true;  // safe implies limits (spec §4)
+      else if (f == "associations") cfg.enforce_associations = true;
+      else if (f == "all") cfg.enforce_limits = cfg.enforce_qos = cfg.enforce_associations = true;
+      else if (f == "nojobs" || f == "nosteps" || f == "wckeys") continue;
+      else bad(file, ln, fmt::format("AccountingStorageEnforce item '{}'; expected associations, limits, qos, safe, nojobs, nosteps, wckeys or all", f));
+    }
+  } else if (k == "preempttype") {
+    const std::string l = lower(v);
+    if (l == "preempt/qos") cfg.preempt_qos = true;
+    else if (l == "preempt/none") cfg.preempt_qos = false;
+    else if (l == "preempt/partition_prio") {
+      cfg.preempt_qos = false;
+      cfg.warnings.push_back("PreemptType=preempt/partition_prio is not modelled; preemption is off");
+    } else bad(file, ln, fmt::format("PreemptType={}; expected preempt/none, preempt/qos or preempt/partition_prio", v));
+  } else if (k == "preemptmode") cfg.preempt_mode = to_mode(v, key, file, ln);
+  else if (k == "preemptexempttime") cfg.preempt_exempt_time_s = to_time(v, key, file, ln);
+  else if (k == "preemptparameters") {
+    for (auto& f : to_list(lower(v)))
+      if (f == "youngest_first") cfg.preempt_youngest_first = true;
+      else ignored.push_back("PreemptParameters:" + f);
+  } else if (k == "topologyplugin") {
+    const std::string l = lower(v);
+    if (l == "topology/tree") cfg.topology = "tree";
+    else if (l == "topology/block") cfg.topology = "block";
+    else if (l == "topology/none" || l == "topology/default" || l == "topology/flat") cfg.topology = "none";
+    else bad(file, ln, fmt::format("TopologyPlugin={}; expected topology/tree, topology/block or topology/flat", v));
+  } else if (k == "killwait") cfg.sched.kill_wait_s = to_bounded(v, key, 0, 65533, file, ln);
+  else if (k == "resvoverrun") cfg.resv_over_run_s = lower(v) == "unlimited" ? kNever : to_bounded(v, key, 0, 65533, file, ln) * 60;
+  else if (k == "overtimelimit") cfg.sched.over_time_limit_s = lower(v) == "unlimited" ? kNever : to_bounded(v, key, 0, 65533, file, ln) * 60;
+  else if (k == "selecttype" || k == "selecttypeparameters" || k == "gresTypes" || k == "grestypes" ||
+           k == "slurmctldhost" || k == "controlmachine" || k == "authtype" || k == "credtype")
+    return;  // fixed by the model (cons_tres, whole GPUs) or irrelevant to scheduling
+  else ignored.push_back(key);
+}
+
 }  // namespace
 
 void read_slurm_conf(const std::string& path, SlurmConfig& cfg) { read_slurm_conf_text(io::read_file(path), path, cfg); }
@@ -187,7 +289,6 @@ bool ConfReader::read(const std::string& text, const std::string& file) {
   io::check_utf8(text, file);
   bool any_line = false;
   std::vector<std::string> ignored;
-  bool priority_type_set = false;
   for (const auto& L : logical_lines(text)) {
     any_line = true;
     const int ln = L.number;
@@ -212,98 +313,8 @@ bool ConfReader::read(const std::string& text, const std::string& file) {
       ignored.push_back(kv[0].first);
       continue;
     }
-    for (const auto& [key, v] : kv) {
-      const std::string k = lower(key);
-      if (v.empty() && k != "schedulerparameters") bad(file, ln, fmt::format("'{}' has no value; expected Key=Value", key));
-      auto& pr = cfg.prio;
-      if (k == "clustername") cfg.cluster_name = v;
-      else if (k == "schedulertype") {
-        const std::string l = lower(v);
-        if (l == "sched/backfill") cfg.sched.backfill = true;
-        else if (l == "sched/builtin") cfg.sched.backfill = false;
-        else bad(file, ln, fmt::format("SchedulerType={}; expected sched/backfill or sched/builtin", v));
-      } else if (k == "schedulerparameters") sched_parameters(v, cfg, file, ln, ignored);
-      else if (k == "prioritytype") {
-        const std::string l = lower(v);
-        if (l == "priority/basic") pr.type = PriorityType::Basic;
-        else if (l == "priority/multifactor") pr.type = PriorityType::Multifactor;
-        else bad(file, ln, fmt::format("PriorityType={}; expected priority/basic or priority/multifactor", v));
-        priority_type_set = true;
-      } else if (k == "priorityflags") {
-        for (auto& f : to_list(lower(v))) {
-          if (f == "no_fair_tree") pr.fair_tree = false;
-          else if (f == "fair_tree") pr.fair_tree = true;
-          else ignored.push_back("PriorityFlags:" + f);
-        }
-      } else if (k == "prioritydecayhalflife") pr.decay_half_life_s = to_time(v, key, file, ln);
-      else if (k == "prioritymaxage") pr.max_age_s = to_time(v, key, file, ln);
-      else if (k == "prioritycalcperiod") pr.calc_period_s = to_time(v, key, file, ln);
-      else if (k == "priorityusageresetperiod") {
-        const std::string u = lower(v);
-        static constexpr const char* kOk[] = {"none", "now", "daily", "weekly", "monthly", "quarterly", "yearly"};
-        if (std::find(std::begin(kOk), std::end(kOk), u) == std::end(kOk))
-          bad(file, ln, fmt::format("PriorityUsageResetPeriod={}; expected NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY", v));
-        pr.usage_reset_period = u;
-      } else if (k == "priorityweightage") pr.weight_age = to_weight(v, key, file, ln);
-      else if (k == "priorityweightfairshare") pr.weight_fairshare = to_weight(v, key, file, ln);
-      else if (k == "priorityweightjobsize") pr.weight_jobsize = to_weight(v, key, file, ln);
-      else if (k == "priorityweightpartition") pr.weight_partition = to_weight(v, key, file, ln);
-      else if (k == "priorityweightqos") pr.weight_qos = to_weight(v, key, file, ln);
-      else if (k == "priorityweightassoc") pr.weight_assoc = to_weight(v, key, file, ln);
-      else if (k == "priorityfavorsmall") pr.favor_small = to_bool(v, key, file, ln);
-      else if (k == "priorityweighttres") {
-        for (auto& item : split_outside_quotes(v, ',')) {
-          const auto eq = item.find('=');
-          if (eq == std::string::npos) bad(file, ln, fmt::format("PriorityWeightTRES item '{}'; expected TRES=weight", item));
-          const std::string t = lower(trim(item.substr(0, eq)));
-          const double w = to_num(trim(item.substr(eq + 1)), key, file, ln);
-          if (t == "gres/gpu") pr.weight_tres_gpu = w;
-          else if (t == "cpu") pr.weight_tres_cpu = w;
-          else if (t == "node") pr.weight_tres_node = w;
-          else ignored.push_back("PriorityWeightTRES:" + t);
-        }
-      } else if (k == "accountingstoragetype") {
-        cfg.accounting_storage_type = lower(trim(v));
-      } else if (k == "accountingstorageenforce") {
-        for (auto& f : to_list(lower(v))) {
-          if (f == "limits") cfg.enforce_limits = true;
-          else if (f == "qos") cfg.enforce_qos = true;
-          else if (f == "safe") cfg.enforce_safe = cfg.enforce_limits = true;  // safe implies limits (spec §4)
-          else if (f == "associations") cfg.enforce_associations = true;
-          else if (f == "all") cfg.enforce_limits = cfg.enforce_qos = cfg.enforce_associations = true;
-          else if (f == "nojobs" || f == "nosteps" || f == "wckeys") continue;
-          else bad(file, ln, fmt::format("AccountingStorageEnforce item '{}'; expected associations, limits, qos, safe, nojobs, nosteps, wckeys or all", f));
-        }
-      } else if (k == "preempttype") {
-        const std::string l = lower(v);
-        if (l == "preempt/qos") cfg.preempt_qos = true;
-        else if (l == "preempt/none") cfg.preempt_qos = false;
-        else if (l == "preempt/partition_prio") {
-          cfg.preempt_qos = false;
-          cfg.warnings.push_back("PreemptType=preempt/partition_prio is not modelled; preemption is off");
-        } else bad(file, ln, fmt::format("PreemptType={}; expected preempt/none, preempt/qos or preempt/partition_prio", v));
-      } else if (k == "preemptmode") cfg.preempt_mode = to_mode(v, key, file, ln);
-      else if (k == "preemptexempttime") cfg.preempt_exempt_time_s = to_time(v, key, file, ln);
-      else if (k == "preemptparameters") {
-        for (auto& f : to_list(lower(v)))
-          if (f == "youngest_first") cfg.preempt_youngest_first = true;
-          else ignored.push_back("PreemptParameters:" + f);
-      } else if (k == "topologyplugin") {
-        const std::string l = lower(v);
-        if (l == "topology/tree") cfg.topology = "tree";
-        else if (l == "topology/block") cfg.topology = "block";
-        else if (l == "topology/none" || l == "topology/default" || l == "topology/flat") cfg.topology = "none";
-        else bad(file, ln, fmt::format("TopologyPlugin={}; expected topology/tree, topology/block or topology/flat", v));
-      } else if (k == "killwait") cfg.sched.kill_wait_s = to_bounded(v, key, 0, 65533, file, ln);
-      else if (k == "resvoverrun") cfg.resv_over_run_s = lower(v) == "unlimited" ? kNever : to_bounded(v, key, 0, 65533, file, ln) * 60;
-      else if (k == "overtimelimit") cfg.sched.over_time_limit_s = lower(v) == "unlimited" ? kNever : to_bounded(v, key, 0, 65533, file, ln) * 60;
-      else if (k == "selecttype" || k == "selecttypeparameters" || k == "gresTypes" || k == "grestypes" ||
-               k == "slurmctldhost" || k == "controlmachine" || k == "authtype" || k == "credtype")
-        continue;  // fixed by the model (cons_tres, whole GPUs) or irrelevant to scheduling
-      else ignored.push_back(key);
-    }
+    for (const auto& [key, v] : kv) setting(key, v, cfg, file, ln, ignored);
   }
-  (void)priority_type_set;
   if (!ignored.empty()) {
     std::string w = file + ": ignored keys not modelled by the slurm model:";
     for (size_t i = 0; i < ignored.size(); ++i) w += (i ? ", " : " ") + ignored[i];
