@@ -532,20 +532,7 @@ json topology_json(const Topology& t) {
               {"nvlink_domain_gpus", t.host_model.gpus_per_host * t.host_model.hosts_per_nvlink_domain}};
 }
 
-}  // namespace
-
-json run_signoff(const FabricScenario& s) {
-  const Topology& t = s.topology;
-  const FailureSet healthy;
-  json pack;
-  pack["format"] = "floorsim-fabric-signoff/1";
-  pack["name"] = s.name;
-  pack["topology"] = topology_json(t);
-
-  json over = json::array();
-  for (uint32_t l = 1; l < t.h(); ++l) over.push_back({{"level", l}, {"taper", taper_at(t, l)}});
-  pack["oversubscription"] = over;
-
+json path_classes_json(const Topology& t, const FailureSet& healthy) {
   json classes = json::array();
   for (const auto& pc : path_classes(t)) {
     json c = {{"lca_level", pc.lca_level}, {"hops", pc.hops}, {"paths", pc.paths}, {"peers_per_host", pc.peers_per_host}};
@@ -562,17 +549,19 @@ json run_signoff(const FabricScenario& s) {
                                                                : fmt::format("LCA level {}", pc.lca_level);
     classes.push_back(c);
   }
-  pack["path_classes"] = classes;
+  return classes;
+}
 
-  // Analytic (uniform traffic, modelled only).
+// Analytic (uniform traffic, modelled only). `b_flow`: the healthy max-flow bisection.
+json analytic_json(const FabricScenario& s, double b_flow) {
+  const Topology& t = s.topology;
   const double b_formula = bisection_formula_bytes_per_s(t);
-  const double b_flow = bisection_maxflow_bytes_per_s(t, healthy);
   const TierLoad sat = tier_load_uniform(t, 0);
   const double lambda = s.load_fraction * sat.saturation_bytes_per_s;
   const TierLoad load = tier_load_uniform(t, lambda);
   const auto mm1 = latency_uniform(t, lambda, s.packet_bytes, false);
   const auto md1 = latency_uniform(t, lambda, s.packet_bytes, true);
-  pack["analytic"] = {
+  return {
       {"assumptions", "uniform random traffic, ideal spreading over all shortest paths, Poisson arrivals for the "
                       "queueing term (M/M/1 and M/D/1 per link); GPU traffic is bursty, so these are modelled only"},
       {"mean_hops_uniform", mean_hops_uniform(t)},
@@ -586,95 +575,111 @@ json run_signoff(const FabricScenario& s) {
       {"packet_bytes", s.packet_bytes},
       {"longest_path_latency_s", {{"zero_load", mm1.zero_load_s}, {"mm1", mm1.total_s}, {"md1", md1.total_s}}},
   };
+}
 
-  // Traffic profiles: healthy, scenario routing (+ the other two modes when compare is on).
+// The scenario's routing mode first, then (with compare on) the other two.
+std::vector<RoutingMode> modes_run(const FabricScenario& s) {
   std::vector<RoutingMode> modes = {s.routing.mode};
   if (s.compare_routing)
     for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp, RoutingMode::Split})
       if (m != s.routing.mode) modes.push_back(m);
-  std::vector<std::vector<Demand>> demands;
+  return modes;
+}
+
+// The traffic profiles on the healthy fabric, and what the degraded cases compare against.
+struct HealthyTraffic {
   json traffic = json::array();
-  uint64_t fan_out = 0;
-  std::vector<double> healthy_slowest;
+  std::vector<std::vector<Demand>> demands;  // per profile
+  std::vector<double> slowest_s;             // per profile, under the scenario's routing mode
+  uint64_t fan_out = 0;                      // the most hosts any profile spans
+};
+
+HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<RoutingMode>& modes) {
+  const Topology& t = s.topology;
+  const FailureSet healthy;
+  HealthyTraffic h;
   for (const auto& nt : s.traffic) {
-    demands.push_back(make_traffic(t, nt.spec));
+    h.demands.push_back(make_traffic(t, nt.spec));
     const uint64_t hosts = nt.spec.hosts.empty() ? t.hosts() : nt.spec.hosts.size();
-    fan_out = std::max(fan_out, hosts);
+    h.fan_out = std::max(h.fan_out, hosts);
     json e = {{"name", nt.name},
               {"pattern", pattern_name(nt.spec.pattern)},
               {"source", nt.source},
               {"source_note", nt.source_note},
               {"hosts", hosts},
               {"bytes_per_flow", nt.spec.bytes},
-              {"fabric_flows", demands.back().size()}};
+              {"fabric_flows", h.demands.back().size()}};
     json by_mode = json::object();
     for (auto m : modes) {
       RoutingOptions o = s.routing;
       o.mode = m;
-      const json r = run_or_skip(t, healthy, o, demands.back(), s.max_split_subflows);
+      const json r = run_or_skip(t, healthy, o, h.demands.back(), s.max_split_subflows);
       by_mode[routing_name(m)] = r;
-      if (m == s.routing.mode) healthy_slowest.push_back(r.value("slowest_s", 0.0));
+      if (m == s.routing.mode) h.slowest_s.push_back(r.value("slowest_s", 0.0));
     }
     e["results"] = by_mode;
-    traffic.push_back(e);
+    h.traffic.push_back(e);
   }
-  pack["traffic"] = traffic;
-  pack["routing"] = {{"mode", routing_name(s.routing.mode)},
-                     {"seed", s.routing.seed},
-                     {"adapt", s.routing.adapt},
-                     {"modes_compared", [&] {
-                        json a = json::array();
-                        for (auto m : modes) a.push_back(routing_name(m));
-                        return a;
-                      }()},
-                     {"failure_policy",
-                      s.routing.adapt
-                          ? "dmodk: next live port (D-mod-K, +1, ...) with backtracking; ecmp: re-hash over live paths; "
-                            "split: equal sub-flows over live paths; no live path = flow disconnected (reported)"
-                          : "static (adapt = false): dmodk and ecmp keep their healthy paths and a flow over a dead link "
-                            "is disconnected (reported); split uses live paths"}};
+  return h;
+}
 
-  // Issue 11: the slowest flow of full permutations under the three modes, several seeds
-  // (one seed is an anecdote: D-mod-K and ECMP collisions depend on the pairing).
-  {
-    constexpr uint64_t kSeeds = 5;
-    json cmp = {{"traffic", fmt::format("permutations of all {} hosts, 1e9 bytes per flow, seeds {}..{}", t.hosts(),
-                                        s.routing.seed, s.routing.seed + kSeeds - 1)}};
-    for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp, RoutingMode::Split}) {
-      std::vector<double> slowest;
-      std::string skipped;
-      for (uint64_t k = 0; k < kSeeds && skipped.empty(); ++k) {
-        TrafficSpec perm;
-        perm.pattern = Pattern::Permutation;
-        perm.bytes = 1e9;
-        perm.seed = s.routing.seed + k;
-        const auto d = make_traffic(t, perm);
-        RoutingOptions o = s.routing;
-        o.mode = m;
-        const json r = run_or_skip(t, healthy, o, d, s.max_split_subflows);
-        if (r.contains("skipped")) skipped = r["skipped"].get<std::string>();
-        else slowest.push_back(r["slowest_s"].get<double>());
-      }
-      if (!skipped.empty()) {
-        cmp[routing_name(m)] = {{"skipped", skipped}};
-        continue;
-      }
-      std::vector<double> sorted = slowest;
-      std::sort(sorted.begin(), sorted.end());
-      cmp[routing_name(m)] = {{"slowest_s_by_seed", slowest},
-                              {"min_slowest_s", sorted.front()},
-                              {"median_slowest_s", sorted[sorted.size() / 2]},
-                              {"max_slowest_s", sorted.back()}};
+json routing_json(const FabricScenario& s, const std::vector<RoutingMode>& modes) {
+  return {{"mode", routing_name(s.routing.mode)},
+          {"seed", s.routing.seed},
+          {"adapt", s.routing.adapt},
+          {"modes_compared", [&] {
+             json a = json::array();
+             for (auto m : modes) a.push_back(routing_name(m));
+             return a;
+           }()},
+          {"failure_policy",
+           s.routing.adapt
+               ? "dmodk: next live port (D-mod-K, +1, ...) with backtracking; ecmp: re-hash over live paths; "
+                 "split: equal sub-flows over live paths; no live path = flow disconnected (reported)"
+               : "static (adapt = false): dmodk and ecmp keep their healthy paths and a flow over a dead link "
+                 "is disconnected (reported); split uses live paths"}};
+}
+
+// Issue 11: the slowest flow of full permutations under the three modes, several seeds
+// (one seed is an anecdote: D-mod-K and ECMP collisions depend on the pairing).
+json routing_comparison_json(const FabricScenario& s) {
+  const Topology& t = s.topology;
+  const FailureSet healthy;
+  constexpr uint64_t kSeeds = 5;
+  json cmp = {{"traffic", fmt::format("permutations of all {} hosts, 1e9 bytes per flow, seeds {}..{}", t.hosts(),
+                                      s.routing.seed, s.routing.seed + kSeeds - 1)}};
+  for (auto m : {RoutingMode::DModK, RoutingMode::Ecmp, RoutingMode::Split}) {
+    std::vector<double> slowest;
+    std::string skipped;
+    for (uint64_t k = 0; k < kSeeds && skipped.empty(); ++k) {
+      TrafficSpec perm;
+      perm.pattern = Pattern::Permutation;
+      perm.bytes = 1e9;
+      perm.seed = s.routing.seed + k;
+      const auto d = make_traffic(t, perm);
+      RoutingOptions o = s.routing;
+      o.mode = m;
+      const json r = run_or_skip(t, healthy, o, d, s.max_split_subflows);
+      if (r.contains("skipped")) skipped = r["skipped"].get<std::string>();
+      else slowest.push_back(r["slowest_s"].get<double>());
     }
-    pack["routing_comparison"] = cmp;
+    if (!skipped.empty()) {
+      cmp[routing_name(m)] = {{"skipped", skipped}};
+      continue;
+    }
+    std::vector<double> sorted = slowest;
+    std::sort(sorted.begin(), sorted.end());
+    cmp[routing_name(m)] = {{"slowest_s_by_seed", slowest},
+                            {"min_slowest_s", sorted.front()},
+                            {"median_slowest_s", sorted[sorted.size() / 2]},
+                            {"max_slowest_s", sorted.back()}};
   }
+  return cmp;
+}
 
-  pack["fan_out"] = {{"hosts_tested", fan_out},
-                     {"fabric_hosts", t.hosts()},
-                     {"full_scale_hosts", s.full_scale_hosts},
-                     {"reached_full_scale", fan_out >= s.full_scale_hosts}};
-
-  // Degraded fabrics.
+// Degraded fabrics: the healthy profiles' flows over each failure set.
+json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double b_flow) {
+  const Topology& t = s.topology;
   json degraded = json::array();
   for (const auto& d : s.degraded) {
     const double b = bisection_maxflow_bytes_per_s(t, d.failures);
@@ -687,18 +692,21 @@ json run_signoff(const FabricScenario& s) {
               {"hosts_unreachable", sc.hosts_unreachable}};
     json tr = json::array();
     for (size_t i = 0; i < s.traffic.size(); ++i) {
-      json x = run_or_skip(t, d.failures, s.routing, demands[i], s.max_split_subflows);
+      json x = run_or_skip(t, d.failures, s.routing, h.demands[i], s.max_split_subflows);
       x["name"] = s.traffic[i].name;
       if (!x.contains("skipped"))
-        x["slowest_vs_healthy"] = healthy_slowest[i] > 0 ? x["slowest_s"].get<double>() / healthy_slowest[i] : 0;
+        x["slowest_vs_healthy"] = h.slowest_s[i] > 0 ? x["slowest_s"].get<double>() / h.slowest_s[i] : 0;
       tr.push_back(x);
     }
     e["traffic"] = tr;
     degraded.push_back(e);
   }
-  pack["degraded"] = degraded;
+  return degraded;
+}
 
-  // Topology variants under the same flows.
+// Topology variants under the same flows.
+json variants_json(const FabricScenario& s) {
+  const FailureSet healthy;
   json variants = json::array();
   for (const auto& v : s.variants) {
     json e = {{"name", v.name}, {"topology", topology_json(v.topology)}};
@@ -716,28 +724,61 @@ json run_signoff(const FabricScenario& s) {
     e["traffic"] = tr;
     variants.push_back(e);
   }
-  pack["variants"] = variants;
+  return variants;
+}
 
-  // Jobs' own traffic and their slowdown from each other (scheduler coupling).
-  if (!s.jobs.empty()) {
-    std::vector<JobTraffic> jt;
-    for (const auto& j : s.jobs) jt.push_back(j.traffic);
-    MaxMinSolver solver;
-    const auto comm = job_comm(t, healthy, s.routing, jt, solver);
-    json jobs = json::array();
-    for (size_t i = 0; i < s.jobs.size(); ++i)
-      jobs.push_back({{"name", s.jobs[i].name},
-                      {"pattern", pattern_name(jt[i].pattern)},
-                      {"hosts", jt[i].hosts.size()},
-                      {"bytes", jt[i].bytes},
-                      {"comm_alone_s", comm[i].alone_time_s},
-                      {"comm_with_others_s", comm[i].comm_time_s},
-                      {"slowdown", comm[i].slowdown},
-                      {"effective_gbps", gbps_of(comm[i].effective_bytes_per_s)}});
-    pack["jobs"] = jobs;
-  } else {
-    pack["jobs"] = json::array();
-  }
+// Jobs' own traffic and their slowdown from each other (scheduler coupling).
+json jobs_json(const FabricScenario& s) {
+  json jobs = json::array();
+  if (s.jobs.empty()) return jobs;
+  const FailureSet healthy;
+  std::vector<JobTraffic> jt;
+  for (const auto& j : s.jobs) jt.push_back(j.traffic);
+  MaxMinSolver solver;
+  const auto comm = job_comm(s.topology, healthy, s.routing, jt, solver);
+  for (size_t i = 0; i < s.jobs.size(); ++i)
+    jobs.push_back({{"name", s.jobs[i].name},
+                    {"pattern", pattern_name(jt[i].pattern)},
+                    {"hosts", jt[i].hosts.size()},
+                    {"bytes", jt[i].bytes},
+                    {"comm_alone_s", comm[i].alone_time_s},
+                    {"comm_with_others_s", comm[i].comm_time_s},
+                    {"slowdown", comm[i].slowdown},
+                    {"effective_gbps", gbps_of(comm[i].effective_bytes_per_s)}});
+  return jobs;
+}
+
+}  // namespace
+
+json run_signoff(const FabricScenario& s) {
+  const Topology& t = s.topology;
+  const FailureSet healthy;
+  json pack;
+  pack["format"] = "floorsim-fabric-signoff/1";
+  pack["name"] = s.name;
+  pack["topology"] = topology_json(t);
+
+  json over = json::array();
+  for (uint32_t l = 1; l < t.h(); ++l) over.push_back({{"level", l}, {"taper", taper_at(t, l)}});
+  pack["oversubscription"] = over;
+  pack["path_classes"] = path_classes_json(t, healthy);
+
+  const double b_flow = bisection_maxflow_bytes_per_s(t, healthy);
+  pack["analytic"] = analytic_json(s, b_flow);
+
+  // Traffic profiles: healthy, scenario routing (+ the other two modes when compare is on).
+  const std::vector<RoutingMode> modes = modes_run(s);
+  const HealthyTraffic h = healthy_traffic(s, modes);
+  pack["traffic"] = h.traffic;
+  pack["routing"] = routing_json(s, modes);
+  pack["routing_comparison"] = routing_comparison_json(s);
+  pack["fan_out"] = {{"hosts_tested", h.fan_out},
+                     {"fabric_hosts", t.hosts()},
+                     {"full_scale_hosts", s.full_scale_hosts},
+                     {"reached_full_scale", h.fan_out >= s.full_scale_hosts}};
+  pack["degraded"] = degraded_json(s, h, b_flow);
+  pack["variants"] = variants_json(s);
+  pack["jobs"] = jobs_json(s);
 
   pack["modelled_only"] = json::array({
       "every completion time: flow-level max-min fair sharing (no congestion control dynamics, no packets, no "
@@ -750,128 +791,6 @@ json run_signoff(const FabricScenario& s) {
   pack["measured"] = json::array();  // nothing in this pack is a hardware measurement
   pack["scenario"] = s.resolved;
   return pack;
-}
-
-std::string signoff_markdown(const json& p) {
-  std::string md;
-  auto fmtd = [](double v) { return fmt::format("{:.4g}", v); };
-  md += fmt::format("# Fabric sign-off: {}\n\n", p["name"].get<std::string>());
-  md += "All figures below are **modelled** (see the last section); none is a hardware measurement.\n\n";
-  const auto& t = p["topology"];
-  md += "## Topology\n\n";
-  md += fmt::format("- kind: {}, XGFT({})\n- hosts: {}, switches: {} (per level: {}), physical links: {}\n",
-                    t["kind"].get<std::string>(), t["xgft"].get<std::string>(), t["hosts"].get<uint64_t>(),
-                    t["switches"].get<uint64_t>(), t["switches_per_level"].dump(), t["physical_links"].get<uint64_t>());
-  md += fmt::format("- GPUs per host: {}, NVLink domain: {} GPUs (collectives inside a domain do not touch the fabric)\n\n",
-                    t["gpus_per_host"].get<uint32_t>(), t["nvlink_domain_gpus"].get<uint32_t>());
-  md += "| tier | speed | Gb/s | latency (s) |\n|---|---|---|---|\n";
-  for (const auto& tr : t["tiers"])
-    md += fmt::format("| {} | {} | {} | {} |\n", tr["tier"].get<int>(), tr["speed"].is_null() ? "-" : tr["speed"].get<std::string>(),
-                      fmtd(tr["gbps"].get<double>()), fmtd(tr["latency_s"].get<double>()));
-  md += "\n## Oversubscription per tier\n\n| switch level | taper (downlink/uplink) |\n|---|---|\n";
-  for (const auto& o : p["oversubscription"])
-    md += fmt::format("| {} | {}:1 |\n", o["level"].get<int>(), fmtd(o["taper"].get<double>()));
-  md += "\n## Hop counts per path class\n\n| class | LCA level | hops | hops routed | paths | peers per host |\n|---|---|---|---|---|---|\n";
-  for (const auto& c : p["path_classes"])
-    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", c["class"].get<std::string>(), c["lca_level"].get<int>(),
-                      c["hops"].get<int>(), c.contains("hops_routed") ? c["hops_routed"].dump() : "-",
-                      c["paths"].get<uint64_t>(), c["peers_per_host"].get<uint64_t>());
-  const auto& a = p["analytic"];
-  md += "\n## Analytic bounds\n\n";
-  md += fmt::format("Assumptions: {}.\n\n", a["assumptions"].get<std::string>());
-  md += fmt::format("- mean hop count: {}\n- bisection per direction: {} Gb/s (closed form), {} Gb/s (max flow)\n",
-                    fmtd(a["mean_hops_uniform"].get<double>()), fmtd(a["bisection_gbps_formula"].get<double>()),
-                    fmtd(a["bisection_gbps_maxflow"].get<double>()));
-  md += fmt::format("- uniform throughput bound per host: {} Gb/s; saturation injection: {} Gb/s per host\n",
-                    fmtd(a["uniform_throughput_bound_gbps_per_host"].get<double>()),
-                    fmtd(a["saturation_gbps_per_host"].get<double>()));
-  md += fmt::format("- at {} of saturation: tier utilisation {}; longest-path latency {} s zero-load, {} s M/M/1, {} s M/D/1\n",
-                    fmtd(a["load_fraction_of_saturation"].get<double>()), a["tier_rho"].dump(),
-                    fmtd(a["longest_path_latency_s"]["zero_load"].get<double>()),
-                    fmtd(a["longest_path_latency_s"]["mm1"].get<double>()), fmtd(a["longest_path_latency_s"]["md1"].get<double>()));
-  md += fmt::format("\n## Traffic profiles (routing: {})\n\n", p["routing"]["mode"].get<std::string>());
-  md += fmt::format("Failure policy: {}.\n\n", p["routing"]["failure_policy"].get<std::string>());
-  md += "| profile | pattern | source | hosts | flows | routing | slowest (s) | mean (s) | p99 (s) | tier utilisation |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const auto& e : p["traffic"])
-    for (auto it = e["results"].begin(); it != e["results"].end(); ++it) {
-      const auto& r = it.value();
-      if (r.contains("skipped")) {
-        md += fmt::format("| {} | {} | | | | {} | {} | | | |\n", e["name"].get<std::string>(), e["pattern"].get<std::string>(),
-                          it.key(), r["skipped"].get<std::string>());
-        continue;
-      }
-      std::string util;
-      for (const auto& u : r["tier_utilisation"]) util += (util.empty() ? "" : " / ") + fmt::format("{:.2f}", u.get<double>());
-      std::string src = e["source"].get<std::string>();
-      if (!e["source_note"].get<std::string>().empty()) src += " (" + e["source_note"].get<std::string>() + ")";
-      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e["name"].get<std::string>(),
-                        e["pattern"].get<std::string>(), src, e["hosts"].get<uint64_t>(),
-                        e["fabric_flows"].get<uint64_t>(), it.key(), fmtd(r["slowest_s"].get<double>()),
-                        fmtd(r["mean_s"].get<double>()), fmtd(r["p99_s"].get<double>()), util);
-    }
-  const auto& rc = p["routing_comparison"];
-  md += fmt::format("\n## Routing modes compared\n\nSlowest flow of {}:\n\n| routing | slowest per seed (s) | min | median | max |\n|---|---|---|---|---|\n",
-                    rc["traffic"].get<std::string>());
-  for (const char* m : {"dmodk", "ecmp", "split"}) {
-    if (rc[m].contains("skipped")) {
-      md += fmt::format("| {} | {} | | | |\n", m, rc[m]["skipped"].get<std::string>());
-      continue;
-    }
-    std::string per;
-    for (const auto& v : rc[m]["slowest_s_by_seed"]) per += (per.empty() ? "" : ", ") + fmtd(v.get<double>());
-    md += fmt::format("| {} | {} | {} | {} | {} |\n", m, per, fmtd(rc[m]["min_slowest_s"].get<double>()),
-                      fmtd(rc[m]["median_slowest_s"].get<double>()), fmtd(rc[m]["max_slowest_s"].get<double>()));
-  }
-  const auto& fo = p["fan_out"];
-  md += fmt::format("\n## Fan-out tested\n\n{} hosts of {} in the modelled fabric; full scale is {} hosts: {}.\n",
-                    fo["hosts_tested"].get<uint64_t>(), fo["fabric_hosts"].get<uint64_t>(), fo["full_scale_hosts"].get<uint64_t>(),
-                    fo["reached_full_scale"].get<bool>() ? "full scale reached" : "**full scale not reached**");
-  md += "\n## Degraded fabrics\n\n";
-  if (p["degraded"].empty()) md += "None given.\n";
-  for (const auto& d : p["degraded"]) {
-    std::string failed;
-    for (const auto& w : d["failed"]) failed += (failed.empty() ? "" : ", ") + w.get<std::string>();
-    md += fmt::format("### {}\n\nFailed: {}. Bisection {} Gb/s of {} ({:.2f}% lost); hosts cut off: {}.\n\n",
-                      d["name"].get<std::string>(), failed, fmtd(d["bisection_gbps"].get<double>()),
-                      fmtd(d["bisection_gbps_healthy"].get<double>()), 100 * d["bisection_lost_fraction"].get<double>(),
-                      d["hosts_unreachable"].get<uint64_t>());
-    md += "| profile | slowest (s) | vs healthy | mean (s) | p99 (s) | disconnected flows |\n|---|---|---|---|---|---|\n";
-    for (const auto& r : d["traffic"])
-      if (r.contains("skipped"))
-        md += fmt::format("| {} | {} | | | | |\n", r["name"].get<std::string>(), r["skipped"].get<std::string>());
-      else
-      md += fmt::format("| {} | {} | {:.3f}x | {} | {} | {} |\n", r["name"].get<std::string>(), fmtd(r["slowest_s"].get<double>()),
-                        r["slowest_vs_healthy"].get<double>(), fmtd(r["mean_s"].get<double>()), fmtd(r["p99_s"].get<double>()),
-                        r["disconnected"].get<uint32_t>());
-    md += "\n";
-  }
-  if (!p["variants"].empty()) {
-    md += "## Topology variants under the same flows\n\n| variant | taper per level | bisection (Gb/s) | profile | slowest (s) | mean (s) |\n|---|---|---|---|---|---|\n";
-    for (const auto& v : p["variants"])
-      for (const auto& r : v["traffic"])
-        if (r.contains("skipped"))
-          md += fmt::format("| {} | | | {} | {} | |\n", v["name"].get<std::string>(), r["name"].get<std::string>(),
-                            r["skipped"].get<std::string>());
-        else
-        md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", v["name"].get<std::string>(), v["oversubscription"].dump(),
-                          fmtd(v["bisection_gbps"].get<double>()), r["name"].get<std::string>(),
-                          fmtd(r["slowest_s"].get<double>()), fmtd(r["mean_s"].get<double>()));
-    md += "\n";
-  }
-  if (!p["jobs"].empty()) {
-    md += "## Jobs' communication (placement and contention)\n\n| job | pattern | hosts | alone (s) | with others (s) | slowdown | effective Gb/s |\n|---|---|---|---|---|---|---|\n";
-    for (const auto& j : p["jobs"])
-      md += fmt::format("| {} | {} | {} | {} | {} | {:.3f} | {} |\n", j["name"].get<std::string>(), j["pattern"].get<std::string>(),
-                        j["hosts"].get<uint64_t>(), fmtd(j["comm_alone_s"].get<double>()),
-                        fmtd(j["comm_with_others_s"].get<double>()), j["slowdown"].get<double>(),
-                        fmtd(j["effective_gbps"].get<double>()));
-    md += "\n";
-  }
-  md += "## Modelled only\n\n";
-  for (const auto& m : p["modelled_only"]) md += "- " + m.get<std::string>() + "\n";
-  md += "\nMeasured on hardware: nothing.\n";
-  return md;
 }
 
 }  // namespace floorsim::fabric

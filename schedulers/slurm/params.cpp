@@ -233,10 +233,9 @@ std::string resolve_path(const std::string& base, const std::string& p) {
   return (std::filesystem::path(base) / fp).string();
 }
 
-}  // namespace
-
-SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
-  const std::string& file = ctx.scenario_file;
+// The scalar settings of the scheduler block (scheduling, priority, enforcement, preemption,
+// topology plugin); a slurm.conf read afterwards overrides them.
+SlurmConfig scalars_from(const json& b, const std::string& file) {
   SlurmConfig c;
   c.version = b["version"] == "master" ? Version::Master : Version::V22_05;
   auto& sp = c.sched;
@@ -294,69 +293,85 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
     c.topology = tp == "topology/tree" ? "tree" : tp == "topology/block" ? "block" : "none";
   }
   sp.max_switch_wait_s = b["max_switch_wait_s"];
+  return c;
+}
 
-  // Files: slurm.conf overrides the scalars above; the dump adds associations and QOS.
+// Files: slurm.conf overrides the scalars above; the dump adds associations and QOS.
+void read_config_files(const json& b, const SchedulerContext& ctx, SlurmConfig& c) {
   if (!b["slurm_conf"].get<std::string>().empty()) read_slurm_conf(resolve_path(ctx.base_dir, b["slurm_conf"]), c);
   if (!b["sacctmgr_dump"].get<std::string>().empty()) read_sacctmgr_dump(resolve_path(ctx.base_dir, b["sacctmgr_dump"]), c);
   if (!b["topology_conf"].get<std::string>().empty()) read_topology_conf(resolve_path(ctx.base_dir, b["topology_conf"]), c);
   if (!b["gres_conf"].get<std::string>().empty()) read_gres_conf(resolve_path(ctx.base_dir, b["gres_conf"]), c);
+}
 
-  for (size_t i = 0; i < b["partitions"].size(); ++i) {
-    const json& p = b["partitions"][i];
-    const std::string ptr = fmt::format("/scheduler/partitions/{}", i);
-    Partition r;
-    r.name = p["name"];
-    for (const auto& q : c.partitions)
-      if (q.name == r.name) throw InputError(file, ptr + "/name", fmt::format("partition {} is defined twice; expected unique names", r.name));
-    const std::string nodes = p["nodes"];
-    if (nodes != "ALL") {
-      try {
-        r.nodes = expand_hostlist(nodes);
-      } catch (const std::exception& e) {
-        throw InputError(file, ptr + "/nodes", fmt::format("\"{}\" is not a host list ({}); expected e.g. n[1-8]", nodes, e.what()));
-      }
+// scheduler.partitions[i] (at `ptr`); a name already defined (inline or in slurm.conf) is an error.
+Partition partition_from(const json& p, const SlurmConfig& c, const std::string& file, const std::string& ptr) {
+  Partition r;
+  r.name = p["name"];
+  for (const auto& q : c.partitions)
+    if (q.name == r.name) throw InputError(file, ptr + "/name", fmt::format("partition {} is defined twice; expected unique names", r.name));
+  const std::string nodes = p["nodes"];
+  if (nodes != "ALL") {
+    try {
+      r.nodes = expand_hostlist(nodes);
+    } catch (const std::exception& e) {
+      throw InputError(file, ptr + "/nodes", fmt::format("\"{}\" is not a host list ({}); expected e.g. n[1-8]", nodes, e.what()));
     }
-    r.priority_tier = p["priority_tier"];
-    r.priority_job_factor = p["priority_job_factor"];
-    if (!p["max_time_s"].is_null()) r.max_time_s = p["max_time_s"];
-    if (!p["default_time_s"].is_null()) r.default_time_s = p["default_time_s"];
-    r.qos = p["qos"];
-    r.is_default = p["default"];
-    c.partitions.push_back(r);
   }
+  r.priority_tier = p["priority_tier"];
+  r.priority_job_factor = p["priority_job_factor"];
+  if (!p["max_time_s"].is_null()) r.max_time_s = p["max_time_s"];
+  if (!p["default_time_s"].is_null()) r.default_time_s = p["default_time_s"];
+  r.qos = p["qos"];
+  r.is_default = p["default"];
+  return r;
+}
+
+// scheduler.qos[i] (at `ptr`).
+Qos qos_from(const json& q, const std::string& file, const std::string& ptr) {
+  Qos r;
+  r.name = q["name"];
+  r.priority = q["priority"];
+  r.usage_factor = q["usage_factor"];
+  for (size_t k = 0; k < q["flags"].size(); ++k) {
+    std::string f = q["flags"][k];
+    std::string l = f;
+    for (auto& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (l == "denyonlimit") r.flags.deny_on_limit = true;
+    else if (l == "noreserve") r.flags.no_reserve = true;
+    else if (l == "overpartqos") r.flags.over_part_qos = true;
+    else if (l == "nodecay") r.flags.no_decay = true;
+    else throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("unknown QOS flag \"{}\"; expected DenyOnLimit, NoReserve, OverPartQOS or NoDecay", f));
+  }
+  r.grp_tres = tres_of(q["grp_tres"], file, ptr + "/grp_tres");
+  r.grp_tres_mins = tres_of(q["grp_tres_mins"], file, ptr + "/grp_tres_mins");
+  r.max_tres_per_user = tres_of(q["max_tres_per_user"], file, ptr + "/max_tres_per_user");
+  r.max_tres_per_job = tres_of(q["max_tres_per_job"], file, ptr + "/max_tres_per_job");
+  r.max_jobs_per_user = q["max_jobs_per_user"];
+  r.grp_jobs = q["grp_jobs"];
+  r.max_wall_s = q["max_wall_s"];
+  for (const auto& x : q["preempt"]) r.preempt.push_back(x.get<std::string>());
+  r.preempt_mode = mode_of(q["preempt_mode"]);
+  r.preempt_exempt_time_s = q["preempt_exempt_time_s"];
+  r.grace_time_s = q["grace_time_s"];
+  return r;
+}
+
+// Inline partitions and QOS (an inline QOS replaces one of the same name from the dump).
+void add_partitions_and_qos(const json& b, const std::string& file, SlurmConfig& c) {
+  for (size_t i = 0; i < b["partitions"].size(); ++i)
+    c.partitions.push_back(partition_from(b["partitions"][i], c, file, fmt::format("/scheduler/partitions/{}", i)));
   for (size_t i = 0; i < b["qos"].size(); ++i) {
-    const json& q = b["qos"][i];
-    const std::string ptr = fmt::format("/scheduler/qos/{}", i);
-    Qos r;
-    r.name = q["name"];
-    r.priority = q["priority"];
-    r.usage_factor = q["usage_factor"];
-    for (size_t k = 0; k < q["flags"].size(); ++k) {
-      std::string f = q["flags"][k];
-      std::string l = f;
-      for (auto& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      if (l == "denyonlimit") r.flags.deny_on_limit = true;
-      else if (l == "noreserve") r.flags.no_reserve = true;
-      else if (l == "overpartqos") r.flags.over_part_qos = true;
-      else if (l == "nodecay") r.flags.no_decay = true;
-      else throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("unknown QOS flag \"{}\"; expected DenyOnLimit, NoReserve, OverPartQOS or NoDecay", f));
-    }
-    r.grp_tres = tres_of(q["grp_tres"], file, ptr + "/grp_tres");
-    r.grp_tres_mins = tres_of(q["grp_tres_mins"], file, ptr + "/grp_tres_mins");
-    r.max_tres_per_user = tres_of(q["max_tres_per_user"], file, ptr + "/max_tres_per_user");
-    r.max_tres_per_job = tres_of(q["max_tres_per_job"], file, ptr + "/max_tres_per_job");
-    r.max_jobs_per_user = q["max_jobs_per_user"];
-    r.grp_jobs = q["grp_jobs"];
-    r.max_wall_s = q["max_wall_s"];
-    for (const auto& x : q["preempt"]) r.preempt.push_back(x.get<std::string>());
-    r.preempt_mode = mode_of(q["preempt_mode"]);
-    r.preempt_exempt_time_s = q["preempt_exempt_time_s"];
-    r.grace_time_s = q["grace_time_s"];
+    const Qos r = qos_from(b["qos"][i], file, fmt::format("/scheduler/qos/{}", i));
     bool replaced = false;
     for (auto& e : c.qos)
       if (e.name == r.name) e = r, replaced = true;
     if (!replaced) c.qos.push_back(r);
   }
+}
+
+// Inline accounts (under root, added first when missing) and users.
+void add_associations(const json& b, const std::string& file, SlurmConfig& c) {
   if (c.accounts.empty() || c.accounts.front().name != "root") c.accounts.insert(c.accounts.begin(), root_account());
   for (size_t i = 0; i < b["accounts"].size(); ++i) {
     const json& a = b["accounts"][i];
@@ -381,21 +396,25 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
     r.max_jobs = u["max_jobs"];
     c.users.push_back(r);
   }
-  c.resv_over_run_s = b["resv_over_run_s"];
-  auto hosts = [&](const std::string& list, const std::string& ptr) {
-    try {
-      return expand_hostlist(list);
-    } catch (const std::exception& e) {
-      throw InputError(file, ptr, fmt::format("\"{}\" is not a host list ({}); expected e.g. n[1-8]", list, e.what()));
-    }
-  };
+}
+
+std::vector<std::string> host_list(const std::string& list, const std::string& file, const std::string& ptr) {
+  try {
+    return expand_hostlist(list);
+  } catch (const std::exception& e) {
+    throw InputError(file, ptr, fmt::format("\"{}\" is not a host list ({}); expected e.g. n[1-8]", list, e.what()));
+  }
+}
+
+// Inline topology.conf (switches, blocks, block sizes) and node Weights.
+void add_inline_topology(const json& b, const std::string& file, SlurmConfig& c) {
   for (size_t i = 0; i < b["switches"].size(); ++i) {
     const json& x = b["switches"][i];
     const std::string ptr = fmt::format("/scheduler/switches/{}", i);
     Switch w;
     w.name = x["name"];
-    if (!x["nodes"].get<std::string>().empty()) w.nodes = hosts(x["nodes"], ptr + "/nodes");
-    if (!x["switches"].get<std::string>().empty()) w.switches = hosts(x["switches"], ptr + "/switches");
+    if (!x["nodes"].get<std::string>().empty()) w.nodes = host_list(x["nodes"], file, ptr + "/nodes");
+    if (!x["switches"].get<std::string>().empty()) w.switches = host_list(x["switches"], file, ptr + "/switches");
     if (w.nodes.empty() == w.switches.empty())
       throw InputError(file, ptr, fmt::format("switch {} gives {}; expected nodes (a leaf) or switches (an upper switch)", w.name,
                                               w.nodes.empty() ? "neither nodes nor switches" : "both nodes and switches"));
@@ -405,7 +424,7 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
     const json& x = b["blocks"][i];
     Block k;
     k.name = x["name"];
-    k.nodes = hosts(x["nodes"], fmt::format("/scheduler/blocks/{}/nodes", i));
+    k.nodes = host_list(x["nodes"], file, fmt::format("/scheduler/blocks/{}/nodes", i));
     c.blocks.push_back(k);
   }
   if (!b["block_sizes"].empty()) {
@@ -420,8 +439,87 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
   for (const auto& [list, w] : b["node_weights"].items()) {
     const int64_t v = w;
     if (v < 0 || v > INT32_MAX) throw InputError(file, cfg::child("/scheduler/node_weights", list), fmt::format("{}; expected a Weight from 0 to 2147483647", v));
-    for (const auto& n : hosts(list, cfg::child("/scheduler/node_weights", list))) c.inline_weights.emplace_back(n, static_cast<int32_t>(v));
+    for (const auto& n : host_list(list, file, cfg::child("/scheduler/node_weights", list))) c.inline_weights.emplace_back(n, static_cast<int32_t>(v));
   }
+}
+
+// topology/tree without switches on a scenario with a fabric: the fabric's tree (edge switch
+// = leaf, then its aggregation levels, the top last), so placement and the contention model
+// see the same switches ("leaf switches from the fabric").
+std::vector<Switch> switches_from_fabric(const std::vector<std::vector<uint32_t>>& ft, const std::vector<std::string>& nodes) {
+  std::vector<Switch> out;
+  for (size_t l = 0; l < ft.size(); ++l) {
+    const uint32_t groups = ft[l].empty() ? 0 : *std::max_element(ft[l].begin(), ft[l].end()) + 1;
+    for (uint32_t g = 0; g < groups; ++g) {
+      Switch w;
+      w.name = fmt::format("fabric-L{}-{}", l + 1, g);
+      for (size_t n = 0; n < nodes.size() && n < ft[l].size(); ++n) {
+        if (ft[l][n] != g) continue;
+        if (l == 0) w.nodes.push_back(nodes[n]);
+        else {
+          const std::string child = fmt::format("fabric-L{}-{}", l, ft[l - 1][n]);
+          if (w.switches.empty() || w.switches.back() != child) w.switches.push_back(child);
+        }
+      }
+      if (!w.nodes.empty() || !w.switches.empty()) out.push_back(std::move(w));
+    }
+  }
+  return out;
+}
+
+// scheduler.reservations[i] (at `ptr`).
+Reservation reservation_from(const json& x, const std::string& file, const std::string& ptr) {
+  Reservation r;
+  r.name = x["name"];
+  r.start_s = x["start_s"];
+  r.duration_s = x["duration_s"];
+  const std::string per = x["period"];
+  r.period = per == "HOURLY" ? Reservation::Period::Hourly
+             : per == "DAILY" ? Reservation::Period::Daily
+             : per == "WEEKLY" ? Reservation::Period::Weekly : Reservation::Period::None;
+  const std::string nodes = x["nodes"];
+  if (!nodes.empty()) {
+    try {
+      r.nodes = expand_hostlist(nodes);
+    } catch (const std::exception& e) {
+      throw InputError(file, ptr + "/nodes", fmt::format("\"{}\" is not a host list ({}); expected e.g. n[1-2]", nodes, e.what()));
+    }
+  }
+  r.node_cnt = x["node_cnt"];
+  r.gpus = x["gpus"];
+  if (r.nodes.empty() && r.node_cnt == 0 && r.gpus == 0)
+    throw InputError(file, ptr, "reservation reserves nothing; expected nodes, node_cnt or gpus");
+  for (const auto& u : x["users"]) r.users.push_back(u);
+  for (const auto& a : x["accounts"]) r.accounts.push_back(a);
+  for (const auto& q : x["qos"]) r.qos.push_back(q);
+  for (const auto& k : x["request_classes"]) r.request_classes.push_back(k);
+  for (size_t k = 0; k < x["flags"].size(); ++k) {
+    const std::string f = x["flags"][k];
+    if (f == "FLEX") r.flex = true;
+    else if (f == "MAGNETIC") r.magnetic = true;
+    else if (f == "IGNORE_JOBS") r.ignore_jobs = true;
+    else if (f == "PURGE_COMP") r.purge_comp = true;
+    else if (f.rfind("PURGE_COMP=", 0) == 0) {
+      r.purge_comp = true;
+      if (!parse_time_s(f.substr(11), r.purge_comp_s) || r.purge_comp_s < 0)
+        throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("PURGE_COMP time \"{}\"; expected a Slurm time such as 5 or 1:30:00", f.substr(11)));
+    }
+    else if (f == "USER_DELETE") r.user_delete = true;
+    else throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("unknown reservation flag \"{}\"; expected FLEX, MAGNETIC, IGNORE_JOBS, PURGE_COMP or USER_DELETE", f));
+  }
+  return r;
+}
+
+}  // namespace
+
+SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
+  const std::string& file = ctx.scenario_file;
+  SlurmConfig c = scalars_from(b, file);
+  read_config_files(b, ctx, c);
+  add_partitions_and_qos(b, file, c);
+  add_associations(b, file, c);
+  c.resv_over_run_s = b["resv_over_run_s"];
+  add_inline_topology(b, file, c);
   for (const auto& [klass, o] : b["job_options"].items()) {
     JobOptions r;
     r.klass = klass;
@@ -431,73 +529,12 @@ SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
     c.job_options.push_back(r);
   }
   check_config_files(c, ctx.cluster.node_names);
-  // topology/tree without switches on a scenario with a fabric: the fabric's tree (edge switch
-  // = leaf, then its aggregation levels, the top last), so placement and the contention model
-  // see the same switches ("leaf switches from the fabric").
   if (c.topology == "tree" && c.switches.empty() && ctx.fabric_tree && !ctx.fabric_tree->empty()) {
-    const auto& ft = *ctx.fabric_tree;
-    const auto& nodes = ctx.cluster.node_names;
-    for (size_t l = 0; l < ft.size(); ++l) {
-      const uint32_t groups = ft[l].empty() ? 0 : *std::max_element(ft[l].begin(), ft[l].end()) + 1;
-      for (uint32_t g = 0; g < groups; ++g) {
-        Switch w;
-        w.name = fmt::format("fabric-L{}-{}", l + 1, g);
-        for (size_t n = 0; n < nodes.size() && n < ft[l].size(); ++n) {
-          if (ft[l][n] != g) continue;
-          if (l == 0) w.nodes.push_back(nodes[n]);
-          else {
-            const std::string child = fmt::format("fabric-L{}-{}", l, ft[l - 1][n]);
-            if (w.switches.empty() || w.switches.back() != child) w.switches.push_back(child);
-          }
-        }
-        if (!w.nodes.empty() || !w.switches.empty()) c.switches.push_back(std::move(w));
-      }
-    }
+    c.switches = switches_from_fabric(*ctx.fabric_tree, ctx.cluster.node_names);
     c.switches_from_fabric = true;
   }
-  for (size_t i = 0; i < b["reservations"].size(); ++i) {
-    const json& x = b["reservations"][i];
-    const std::string ptr = fmt::format("/scheduler/reservations/{}", i);
-    Reservation r;
-    r.name = x["name"];
-    r.start_s = x["start_s"];
-    r.duration_s = x["duration_s"];
-    const std::string per = x["period"];
-    r.period = per == "HOURLY" ? Reservation::Period::Hourly
-               : per == "DAILY" ? Reservation::Period::Daily
-               : per == "WEEKLY" ? Reservation::Period::Weekly : Reservation::Period::None;
-    const std::string nodes = x["nodes"];
-    if (!nodes.empty()) {
-      try {
-        r.nodes = expand_hostlist(nodes);
-      } catch (const std::exception& e) {
-        throw InputError(file, ptr + "/nodes", fmt::format("\"{}\" is not a host list ({}); expected e.g. n[1-2]", nodes, e.what()));
-      }
-    }
-    r.node_cnt = x["node_cnt"];
-    r.gpus = x["gpus"];
-    if (r.nodes.empty() && r.node_cnt == 0 && r.gpus == 0)
-      throw InputError(file, ptr, "reservation reserves nothing; expected nodes, node_cnt or gpus");
-    for (const auto& u : x["users"]) r.users.push_back(u);
-    for (const auto& a : x["accounts"]) r.accounts.push_back(a);
-    for (const auto& q : x["qos"]) r.qos.push_back(q);
-    for (const auto& k : x["request_classes"]) r.request_classes.push_back(k);
-    for (size_t k = 0; k < x["flags"].size(); ++k) {
-      const std::string f = x["flags"][k];
-      if (f == "FLEX") r.flex = true;
-      else if (f == "MAGNETIC") r.magnetic = true;
-      else if (f == "IGNORE_JOBS") r.ignore_jobs = true;
-      else if (f == "PURGE_COMP") r.purge_comp = true;
-      else if (f.rfind("PURGE_COMP=", 0) == 0) {
-        r.purge_comp = true;
-        if (!parse_time_s(f.substr(11), r.purge_comp_s) || r.purge_comp_s < 0)
-          throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("PURGE_COMP time \"{}\"; expected a Slurm time such as 5 or 1:30:00", f.substr(11)));
-      }
-      else if (f == "USER_DELETE") r.user_delete = true;
-      else throw InputError(file, fmt::format("{}/flags/{}", ptr, k), fmt::format("unknown reservation flag \"{}\"; expected FLEX, MAGNETIC, IGNORE_JOBS, PURGE_COMP or USER_DELETE", f));
-    }
-    c.reservations.push_back(r);
-  }
+  for (size_t i = 0; i < b["reservations"].size(); ++i)
+    c.reservations.push_back(reservation_from(b["reservations"][i], file, fmt::format("/scheduler/reservations/{}", i)));
   return c;
 }
 

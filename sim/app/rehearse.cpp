@@ -137,11 +137,13 @@ Scenario load_rehearsal(const json& doc_in, const std::string& file, const std::
   return sc;
 }
 
-Verdict judge(const Scenario& sc, const json& m) {
-  Verdict v;
-  const json& rh = sc.resolved["rehearse"];
-  const auto& strings = sc.workload.strings;
-  std::map<StrId, ClassWork> work;
+namespace {
+
+// Work of each class's deadline jobs (a class with none has deadline_jobs 0).
+using WorkByClass = std::map<StrId, ClassWork>;
+
+WorkByClass class_work(const Scenario& sc) {
+  WorkByClass work;
   for (const auto& j : sc.workload.jobs) {
     ClassWork& w = work[j.klass];
     if (j.deadline_s == kNever) continue;
@@ -150,186 +152,217 @@ Verdict judge(const Scenario& sc, const json& m) {
     w.first_submit_s = std::min(w.first_submit_s, j.submit_s);
     w.last_deadline_s = std::max(w.last_deadline_s, j.deadline_s);
   }
+  return work;
+}
+
+ClassWork work_of(const WorkByClass& work, StrId k) {
+  const auto it = work.find(k);
+  return it == work.end() ? ClassWork{} : it->second;
+}
+
+// rehearse.deadline_classes when given, else every class with deadline jobs.
+std::vector<StrId> deadline_classes(const Scenario& sc, const WorkByClass& work) {
+  const json& rh = sc.resolved["rehearse"];
   std::vector<StrId> deadline;
   if (rh.contains("deadline_classes") && !rh["deadline_classes"].empty()) {
-    for (const auto& n : rh["deadline_classes"]) deadline.push_back(strings.find(n.get<std::string>()));
+    for (const auto& n : rh["deadline_classes"]) deadline.push_back(sc.workload.strings.find(n.get<std::string>()));
   } else {
     for (StrId k : sc.classes)
-      if (work.count(k) && work[k].deadline_jobs > 0) deadline.push_back(k);
+      if (work_of(work, k).deadline_jobs > 0) deadline.push_back(k);
   }
-  auto floor_of = [&](StrId k) { return k < sc.floors.size() ? sc.floors[k] : 0; };
+  return deadline;
+}
+
+auto floor_of(const Scenario& sc, StrId k) { return k < sc.floors.size() ? sc.floors[k] : 0; }
+
+// 1. Physical feasibility: floors, and the work inside every window [S, D] spanned by the
+// deadline classes' submissions and deadlines, against the capacity in that window
+// (base nodes plus capacity blocks overlapping it). Fails only when no configuration can fix it.
+Criterion feasibility_criterion(const Scenario& sc, const WorkByClass& work, const std::vector<StrId>& deadline, int64_t base_gpus) {
+  Criterion c;
+  c.name = "deadline floors and work fit the cluster";
+  int64_t floors = 0;
+  for (StrId k : deadline) floors += floor_of(sc, k);
+  c.value = static_cast<double>(floors);
+  c.measured = fmt::format("floors {} of {} GPUs", floors, base_gpus);
+  c.target = fmt::format("<= {} GPUs", base_gpus);
+  std::string reason;
+  if (floors > base_gpus) {
+    c.pass = false;
+    reason = fmt::format("the deadline classes' floors total {} GPUs but the cluster has {}: no configuration can fix it; "
+                         "add capacity (a capacity block) or shrink the deadline work", floors, base_gpus);
+  }
+  const json& blocks = sc.resolved.contains("capacity_blocks") ? sc.resolved["capacity_blocks"] : json::array();
+  for (StrId a : deadline)
+    for (StrId b : deadline) {
+      const SimTime s0 = work_of(work, a).first_submit_s, d1 = work_of(work, b).last_deadline_s;
+      if (!(d1 > s0)) continue;
+      double need = 0;
+      for (StrId k : deadline) {
+        const ClassWork w = work_of(work, k);
+        if (w.first_submit_s >= s0 && w.last_deadline_s <= d1) need += w.work_gpu_s;
+      }
+      double have = static_cast<double>(base_gpus) * (d1 - s0);
+      for (const auto& bl : blocks) {
+        const double lo = std::max(s0, bl["from_s"].get<double>()), hi = std::min(d1, bl["to_s"].get<double>());
+        if (hi > lo) have += (hi - lo) * bl["nodes"].get<double>() * bl["gpus_per_node"].get<double>();
+      }
+      if (need > have && c.pass) {
+        c.pass = false;
+        reason = fmt::format("the deadline work between {:.0f} s and {:.0f} s needs {:.0f} GPU-h but the cluster holds {:.0f} GPU-h "
+                             "in that window: no configuration can fix it; add capacity or shrink the work",
+                             s0, d1, need / 3600, have / 3600);
+        c.measured = fmt::format("work {:.0f} of {:.0f} GPU-h", need / 3600, have / 3600);
+      }
+    }
+  if (!c.pass) {
+    c.layer = "floor";
+    c.note = reason;
+  }
+  return c;
+}
+
+// 2. A deadline class finishes with margin; when not, which layer failed it.
+Criterion margin_criterion(const Scenario& sc, const json& m, StrId k, const ClassWork& w, bool infeasible) {
+  const json& rh = sc.resolved["rehearse"];
+  const double min_margin = rh["min_margin_s"];
+  const std::string name = sc.workload.strings.str(k);
+  Criterion c;
+  c.name = name + " finishes with margin";
+  c.target = ">= " + minutes(min_margin);
+  if (!m["classes"].contains(name)) {
+    c.evaluated = false;
+    c.measured = "no jobs";
+    return c;
+  }
+  const json& cm = m["classes"][name];
+  const double margin = cm["deadline_margin_s"].is_null() ? -std::numeric_limits<double>::infinity() : cm["deadline_margin_s"].get<double>();
+  const auto misses = cm["deadline_misses"].get<uint64_t>();
+  c.value = std::isfinite(margin) ? margin / 60.0 : -1e300;
+  c.measured = misses ? fmt::format("{} missed ({})", misses, std::isfinite(margin) ? minutes(margin) : std::string("some unfinished"))
+                      : minutes(margin);
+  c.pass = misses == 0 && margin >= min_margin;
+  if (!c.pass) {
+    const double window = w.last_deadline_s - w.first_submit_s;
+    const double need = window > 0 ? w.work_gpu_s / window : std::numeric_limits<double>::infinity();
+    const double attain = cm["floor_attainment"];
+    if (infeasible) {
+      c.layer = "floor";
+      c.note = "no configuration can fix it (see the first criterion)";
+    } else if (floor_of(sc, k) < need) {
+      c.layer = "floor";
+      c.note = fmt::format("floor {} GPUs < {:.0f} GPUs its work needs on average over its window", floor_of(sc, k), std::ceil(need));
+    } else if (attain < 0.99) {
+      c.layer = "isolation";
+      c.note = fmt::format("its floor was delivered only {:.0f}% of the time it had demand: other classes held its GPUs", attain * 100);
+    } else {
+      c.layer = "slack";
+      c.note = "the floor was delivered; finishing with margin needs more capacity above it";
+    }
+  }
+  return c;
+}
+
+// 3. Interactive p99 wait.
+Criterion interactive_criterion(const Scenario& sc, const json& m) {
+  const json& rh = sc.resolved["rehearse"];
+  const std::string name = rh["interactive_class"];
+  const double target = rh["p99_wait_target_s"];
+  Criterion c;
+  c.name = name + " p99 wait holds";
+  c.target = fmt::format("<= {:.0f} s", target);
+  if (!m["classes"].contains(name)) {
+    c.evaluated = false;
+    c.measured = "no jobs";
+    return c;
+  }
+  const json& cm = m["classes"][name];
+  const double p99 = cm["wait_s"]["p99"];
+  // Over the jobs that started (a rehearsal has no horizon, so every job that fits starts).
+  c.value = p99;
+  c.measured = fmt::format("{:.1f} s", p99);
+  c.pass = p99 <= target;
+  if (!c.pass) {
+    const StrId k = sc.workload.strings.find(name);
+    const json& ip = sc.resolved["idle_pool"];
+    const bool pool = !ip.is_null() && ip["for_class"] == name && (ip["mode"] == "on_demand" || ip["nodes"].get<int64_t>() > 0);
+    const double attain = cm["floor_attainment"];
+    if ((k == StringTable::kMissing || floor_of(sc, k) == 0) && !pool) {
+      c.layer = "isolation";
+      c.note = "nothing holds capacity for it: give it a floor or an idle pool";
+    } else if (attain < 0.99) {
+      c.layer = "isolation";
+      c.note = fmt::format("its floor was delivered only {:.1f}% of the time: batch classes held its GPUs", attain * 100);
+    } else {
+      c.layer = "floor";
+      c.note = "its floor / idle pool is too small for its peak";
+    }
+  }
+  return c;
+}
+
+// 4. The burst queue gives way without cascading preemption.
+Criterion burst_criterion(const json& rh, const json& m) {
+  const std::string name = rh["burst_class"];
+  const auto max_casc = rh["max_cascade_preemptions"].get<uint64_t>();
+  const auto casc = m["cascade_preemptions"].get<uint64_t>();
+  Criterion c;
+  c.name = name + " gives way without cascades";
+  c.value = static_cast<double>(casc);
+  const uint64_t burst_pre = m["classes"].contains(name) ? m["classes"][name]["preemptions"].get<uint64_t>() : 0;
+  c.measured = fmt::format("{} cascades ({} preemptions of {})", casc, burst_pre, name);
+  c.target = fmt::format("<= {} cascades", max_casc);
+  c.pass = casc <= max_casc;
+  if (!c.pass) {
+    c.layer = "isolation";
+    c.note = "preempted jobs preempt others: restrict who may preempt whom (preemption hierarchy, exempt time)";
+  }
+  return c;
+}
+
+// 5. Governance (issue 9): the approval log of the night's policy changes shows no change that
+// took effect without the sign-off it needed (a loophole such as user_resv_delete). Rejected
+// changes never took effect, so they do not fail the night; they are reported.
+Criterion governance_criterion(const json& m) {
+  Criterion c;
+  c.name = "change log: no unapproved edits";
+  c.target = "0 unapproved";
+  if (!m.contains("governance")) {
+    c.measured = "no change log";
+    c.evaluated = false;
+    c.note = "no policy changes in this scenario; not evaluated";
+    return c;
+  }
+  const json& g = m["governance"];
+  const auto unapproved = g["applied_unapproved"].get<uint64_t>();
+  c.value = static_cast<double>(unapproved);
+  c.measured = fmt::format("{} unapproved ({} applied, {} rejected)", unapproved, g["applied"].get<uint64_t>(),
+                           g["rejected"].get<uint64_t>());
+  c.pass = unapproved == 0;
+  if (!c.pass) {
+    c.layer = "governance";
+    c.note = "a change took effect without sign-off from the teams it affects: close the loophole (user_resv_delete, USER_DELETE)";
+  }
+  return c;
+}
+
+}  // namespace
+
+Verdict judge(const Scenario& sc, const json& m) {
+  Verdict v;
+  const WorkByClass work = class_work(sc);
+  const std::vector<StrId> deadline = deadline_classes(sc, work);
   int64_t base_gpus = 0;
   for (size_t n = 0; n < sc.base_nodes; ++n) base_gpus += sc.cluster.node_gpus[n];
 
-  // 1. Physical feasibility: floors, and the work inside every window [S, D] spanned by the
-  // deadline classes' submissions and deadlines, against the capacity in that window
-  // (base nodes plus capacity blocks overlapping it).
-  {
-    Criterion c;
-    c.name = "deadline floors and work fit the cluster";
-    int64_t floors = 0;
-    for (StrId k : deadline) floors += floor_of(k);
-    c.value = static_cast<double>(floors);
-    c.measured = fmt::format("floors {} of {} GPUs", floors, base_gpus);
-    c.target = fmt::format("<= {} GPUs", base_gpus);
-    if (floors > base_gpus) {
-      c.pass = false;
-      v.infeasible = true;
-      v.infeasible_reason = fmt::format("the deadline classes' floors total {} GPUs but the cluster has {}: no configuration can fix it; "
-                                        "add capacity (a capacity block) or shrink the deadline work", floors, base_gpus);
-    }
-    const json& blocks = sc.resolved.contains("capacity_blocks") ? sc.resolved["capacity_blocks"] : json::array();
-    for (StrId a : deadline)
-      for (StrId b : deadline) {
-        const SimTime s0 = work[a].first_submit_s, d1 = work[b].last_deadline_s;
-        if (!(d1 > s0)) continue;
-        double need = 0;
-        for (StrId k : deadline)
-          if (work[k].first_submit_s >= s0 && work[k].last_deadline_s <= d1) need += work[k].work_gpu_s;
-        double have = static_cast<double>(base_gpus) * (d1 - s0);
-        for (const auto& bl : blocks) {
-          const double lo = std::max(s0, bl["from_s"].get<double>()), hi = std::min(d1, bl["to_s"].get<double>());
-          if (hi > lo) have += (hi - lo) * bl["nodes"].get<double>() * bl["gpus_per_node"].get<double>();
-        }
-        if (need > have && !v.infeasible) {
-          c.pass = false;
-          v.infeasible = true;
-          v.infeasible_reason = fmt::format("the deadline work between {:.0f} s and {:.0f} s needs {:.0f} GPU-h but the cluster holds {:.0f} GPU-h "
-                                            "in that window: no configuration can fix it; add capacity or shrink the work",
-                                            s0, d1, need / 3600, have / 3600);
-          c.measured = fmt::format("work {:.0f} of {:.0f} GPU-h", need / 3600, have / 3600);
-        }
-      }
-    if (!c.pass) {
-      c.layer = "floor";
-      c.note = v.infeasible_reason;
-    }
-    v.criteria.push_back(c);
-  }
-
-  // 2. Each deadline class finishes with margin.
-  const double min_margin = rh["min_margin_s"];
-  for (StrId k : deadline) {
-    const std::string name = strings.str(k);
-    Criterion c;
-    c.name = name + " finishes with margin";
-    c.target = ">= " + minutes(min_margin);
-    if (!m["classes"].contains(name)) {
-      c.evaluated = false;
-      c.measured = "no jobs";
-      v.criteria.push_back(c);
-      continue;
-    }
-    const json& cm = m["classes"][name];
-    const double margin = cm["deadline_margin_s"].is_null() ? -std::numeric_limits<double>::infinity() : cm["deadline_margin_s"].get<double>();
-    const auto misses = cm["deadline_misses"].get<uint64_t>();
-    c.value = std::isfinite(margin) ? margin / 60.0 : -1e300;
-    c.measured = misses ? fmt::format("{} missed ({})", misses, std::isfinite(margin) ? minutes(margin) : std::string("some unfinished"))
-                        : minutes(margin);
-    c.pass = misses == 0 && margin >= min_margin;
-    if (!c.pass) {
-      const ClassWork& w = work[k];
-      const double window = w.last_deadline_s - w.first_submit_s;
-      const double need = window > 0 ? w.work_gpu_s / window : std::numeric_limits<double>::infinity();
-      const double attain = cm["floor_attainment"];
-      if (v.infeasible) {
-        c.layer = "floor";
-        c.note = "no configuration can fix it (see the first criterion)";
-      } else if (floor_of(k) < need) {
-        c.layer = "floor";
-        c.note = fmt::format("floor {} GPUs < {:.0f} GPUs its work needs on average over its window", floor_of(k), std::ceil(need));
-      } else if (attain < 0.99) {
-        c.layer = "isolation";
-        c.note = fmt::format("its floor was delivered only {:.0f}% of the time it had demand: other classes held its GPUs", attain * 100);
-      } else {
-        c.layer = "slack";
-        c.note = "the floor was delivered; finishing with margin needs more capacity above it";
-      }
-    }
-    v.criteria.push_back(c);
-  }
-
-  // 3. Interactive p99 wait.
-  {
-    const std::string name = rh["interactive_class"];
-    const double target = rh["p99_wait_target_s"];
-    Criterion c;
-    c.name = name + " p99 wait holds";
-    c.target = fmt::format("<= {:.0f} s", target);
-    if (!m["classes"].contains(name)) {
-      c.evaluated = false;
-      c.measured = "no jobs";
-    } else {
-      const json& cm = m["classes"][name];
-      const double p99 = cm["wait_s"]["p99"];
-      // Over the jobs that started (a rehearsal has no horizon, so every job that fits starts).
-      c.value = p99;
-      c.measured = fmt::format("{:.1f} s", p99);
-      c.pass = p99 <= target;
-      if (!c.pass) {
-        const StrId k = strings.find(name);
-        const json& ip = sc.resolved["idle_pool"];
-        const bool pool = !ip.is_null() && ip["for_class"] == name && (ip["mode"] == "on_demand" || ip["nodes"].get<int64_t>() > 0);
-        const double attain = cm["floor_attainment"];
-        if ((k == StringTable::kMissing || floor_of(k) == 0) && !pool) {
-          c.layer = "isolation";
-          c.note = "nothing holds capacity for it: give it a floor or an idle pool";
-        } else if (attain < 0.99) {
-          c.layer = "isolation";
-          c.note = fmt::format("its floor was delivered only {:.1f}% of the time: batch classes held its GPUs", attain * 100);
-        } else {
-          c.layer = "floor";
-          c.note = "its floor / idle pool is too small for its peak";
-        }
-      }
-    }
-    v.criteria.push_back(c);
-  }
-
-  // 4. The burst queue gives way without cascading preemption.
-  {
-    const std::string name = rh["burst_class"];
-    const auto max_casc = rh["max_cascade_preemptions"].get<uint64_t>();
-    const auto casc = m["cascade_preemptions"].get<uint64_t>();
-    Criterion c;
-    c.name = name + " gives way without cascades";
-    c.value = static_cast<double>(casc);
-    const uint64_t burst_pre = m["classes"].contains(name) ? m["classes"][name]["preemptions"].get<uint64_t>() : 0;
-    c.measured = fmt::format("{} cascades ({} preemptions of {})", casc, burst_pre, name);
-    c.target = fmt::format("<= {} cascades", max_casc);
-    c.pass = casc <= max_casc;
-    if (!c.pass) {
-      c.layer = "isolation";
-      c.note = "preempted jobs preempt others: restrict who may preempt whom (preemption hierarchy, exempt time)";
-    }
-    v.criteria.push_back(c);
-  }
-
-  // 5. Governance (issue 9): the approval log of the night's policy changes shows no change that
-  // took effect without the sign-off it needed (a loophole such as user_resv_delete). Rejected
-  // changes never took effect, so they do not fail the night; they are reported.
-  {
-    Criterion c;
-    c.name = "change log: no unapproved edits";
-    c.target = "0 unapproved";
-    if (!m.contains("governance")) {
-      c.measured = "no change log";
-      c.evaluated = false;
-      c.note = "no policy changes in this scenario; not evaluated";
-    } else {
-      const json& g = m["governance"];
-      const auto unapproved = g["applied_unapproved"].get<uint64_t>();
-      c.value = static_cast<double>(unapproved);
-      c.measured = fmt::format("{} unapproved ({} applied, {} rejected)", unapproved, g["applied"].get<uint64_t>(),
-                               g["rejected"].get<uint64_t>());
-      c.pass = unapproved == 0;
-      if (!c.pass) {
-        c.layer = "governance";
-        c.note = "a change took effect without sign-off from the teams it affects: close the loophole (user_resv_delete, USER_DELETE)";
-      }
-    }
-    v.criteria.push_back(c);
-  }
+  const Criterion feasible = feasibility_criterion(sc, work, deadline, base_gpus);
+  v.infeasible = !feasible.pass;
+  v.infeasible_reason = feasible.note;
+  v.criteria.push_back(feasible);
+  for (StrId k : deadline) v.criteria.push_back(margin_criterion(sc, m, k, work_of(work, k), v.infeasible));
+  v.criteria.push_back(interactive_criterion(sc, m));
+  v.criteria.push_back(burst_criterion(sc.resolved["rehearse"], m));
+  v.criteria.push_back(governance_criterion(m));
   return v;
 }
 

@@ -214,41 +214,45 @@ struct JobRow {
   std::string state;
 };
 
-std::string run_report(const fs::path& dir) {
-  const fs::path mpath = dir / "metrics.json";
-  const json m = parse_json_text(io::read_file(mpath), mpath.string());
-  if (!m.is_object() || !m.contains("classes")) throw InputError(mpath.string(), "/classes", "missing; expected a floorsim metrics.json");
-  json resolved, verdict;
-  if (fs::exists(dir / "scenario.resolved.json"))
-    resolved = parse_json_text(io::read_file(dir / "scenario.resolved.json"), (dir / "scenario.resolved.json").string());
-  if (fs::exists(dir / "verdict.json")) verdict = parse_json_text(io::read_file(dir / "verdict.json"), (dir / "verdict.json").string());
-
+// The run's classes in metrics.json order, each with its chart colour.
+struct ClassColours {
   std::vector<std::string> classes;
-  for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it) classes.push_back(it.key());
   std::map<std::string, std::string> colour;
-  for (size_t i = 0; i < classes.size(); ++i) colour[classes[i]] = kPalette[i % 10];
-  std::vector<std::pair<std::string, std::string>> leg;
-  for (const auto& c : classes) leg.emplace_back(c, colour[c]);
+  std::vector<std::pair<std::string, std::string>> legend;
+};
 
-  const std::string name = m.value("scenario", std::string("run"));
-  std::string h = page_open("floorsim report: " + name);
-  h += fmt::format("<p class=\"note\">{} under {}: {} jobs, makespan {} s, utilization {}, wait p99 {} s, {} preemptions "
-                   "({} cascading). Source: {}</p>\n",
-                   esc(name), esc(m.value("scheduler", std::string("?"))), num(m.value("jobs", 0.0)), num(m.value("makespan_s", 0.0)),
-                   num(m.value("utilization", 0.0)), m.contains("wait_s") ? num(m["wait_s"].value("p99", 0.0)) : "-",
-                   num(m.value("preemptions", 0.0)), num(m.value("cascade_preemptions", 0.0)), esc(dir.string()));
-  if (verdict.is_object() && verdict.contains("criteria")) {
-    h += "<h2>Verdict</h2>\n<table><tr><th>criterion</th><th>measured</th><th>target</th><th>result</th><th>layer</th></tr>\n";
-    for (const auto& c : verdict["criteria"]) {
-      const bool ev = c.value("evaluated", true), ok = c.value("pass", true);
-      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", esc(c.value("name", "")),
-                       esc(c.value("measured", "")), esc(c.value("target", "")), ok ? "pass" : "fail", !ev ? "n/a" : ok ? "PASS" : "FAIL",
-                       esc(c.value("layer", "")));
-    }
-    h += "</table>\n";
+ClassColours class_colours(const json& m) {
+  ClassColours cc;
+  for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it) cc.classes.push_back(it.key());
+  for (size_t i = 0; i < cc.classes.size(); ++i) cc.colour[cc.classes[i]] = kPalette[i % 10];
+  for (const auto& c : cc.classes) cc.legend.emplace_back(c, cc.colour[c]);
+  return cc;
+}
+
+std::string run_summary_html(const json& m, const std::string& name, const fs::path& dir) {
+  return fmt::format("<p class=\"note\">{} under {}: {} jobs, makespan {} s, utilization {}, wait p99 {} s, {} preemptions "
+                     "({} cascading). Source: {}</p>\n",
+                     esc(name), esc(m.value("scheduler", std::string("?"))), num(m.value("jobs", 0.0)), num(m.value("makespan_s", 0.0)),
+                     num(m.value("utilization", 0.0)), m.contains("wait_s") ? num(m["wait_s"].value("p99", 0.0)) : "-",
+                     num(m.value("preemptions", 0.0)), num(m.value("cascade_preemptions", 0.0)), esc(dir.string()));
+}
+
+std::string verdict_html(const json& verdict) {
+  if (!verdict.is_object() || !verdict.contains("criteria")) return "";
+  std::string h = "<h2>Verdict</h2>\n<table><tr><th>criterion</th><th>measured</th><th>target</th><th>result</th><th>layer</th></tr>\n";
+  for (const auto& c : verdict["criteria"]) {
+    const bool ev = c.value("evaluated", true), ok = c.value("pass", true);
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", esc(c.value("name", "")),
+                     esc(c.value("measured", "")), esc(c.value("target", "")), ok ? "pass" : "fail", !ev ? "n/a" : ok ? "PASS" : "FAIL",
+                     esc(c.value("layer", "")));
   }
-  h += "<h2>Classes</h2>\n<table><tr><th>class</th><th>jobs</th><th>floor GPUs</th><th>floor attainment</th><th>p50 wait s</th>"
-       "<th>p99 wait s</th><th>deadline margin s</th><th>preemptions</th><th>requeues</th><th>lost GPU-h</th></tr>\n";
+  h += "</table>\n";
+  return h;
+}
+
+std::string classes_table_html(const json& m, const std::vector<std::string>& classes) {
+  std::string h = "<h2>Classes</h2>\n<table><tr><th>class</th><th>jobs</th><th>floor GPUs</th><th>floor attainment</th><th>p50 wait s</th>"
+                  "<th>p99 wait s</th><th>deadline margin s</th><th>preemptions</th><th>requeues</th><th>lost GPU-h</th></tr>\n";
   for (const auto& c : classes) {
     const json& k = m["classes"][c];
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -258,198 +262,223 @@ std::string run_report(const fs::path& dir) {
                      num(k.value("requeues", 0.0)), num(k.value("lost_gpu_s", 0.0) / 3600));
   }
   h += "</table>\n";
+  return h;
+}
 
-  // --- GPUs per class over time against the floor (timeline.csv).
-  h += "<h2>GPUs per class over time against the floor</h2>\n";
+// GPUs per class over time against the floor (timeline.csv).
+std::string timeline_charts_html(const fs::path& dir, const ClassColours& cc) {
+  std::string h = "<h2>GPUs per class over time against the floor</h2>\n";
   const fs::path tpath = dir / "timeline.csv";
-  if (!fs::exists(tpath)) {
-    h += "<p class=\"note\">No timeline.csv in this run (output.timeline was false).</p>\n";
-  } else {
-    const Csv t = read_csv(tpath, {"time_s", "class", "gpus_allocated", "gpus_demanded", "floor_gpus"});
-    const int ct = t.col("time_s"), cc = t.col("class"), ca = t.col("gpus_allocated"), cd = t.col("gpus_demanded"), cf = t.col("floor_gpus");
-    struct Series {
-      std::vector<std::pair<double, double>> alloc, demand, floor;
-    };
-    std::map<std::string, Series> ser;
-    double tmin = INFINITY, tmax = -INFINITY, ymax = 1;
-    for (size_t i = 0; i < t.rows.size(); ++i) {
-      const auto& r = t.rows[i];
-      const double ts = to_d(r[ct], tpath, i + 2) / 3600, a = to_d(r[ca], tpath, i + 2), d = to_d(r[cd], tpath, i + 2),
-                   fl = to_d(r[cf], tpath, i + 2);
-      auto& s = ser[r[cc]];
-      s.alloc.emplace_back(ts, a);
-      s.demand.emplace_back(ts, d);
-      s.floor.emplace_back(ts, fl);
-      tmin = std::min(tmin, ts);
-      tmax = std::max(tmax, ts);
-      ymax = std::max({ymax, a, fl});
-    }
-    if (!std::isfinite(tmin)) tmin = 0, tmax = 1;
-    if (tmax <= tmin) tmax = tmin + 1;
-    h += legend({{"allocated", "#1f77b4"}, {"demanded (allocated + queued)", "#bbb"}, {"floor", "#000"}});
-    for (const auto& c : classes) {
-      if (!ser.count(c)) continue;
-      const Series& s = ser[c];
-      double cy = 1;
-      for (const auto& p : s.alloc) cy = std::max(cy, p.second);
-      for (const auto& p : s.floor) cy = std::max(cy, p.second);
-      // Demand can dwarf the allocation (a whole batch queued at once): show it up to 1.5x the
-      // larger of allocation and floor, clipped above, so the allocation stays readable.
-      const double cap = cy * 1.5;
-      for (const auto& p : s.demand) cy = std::max(cy, std::min(p.second, cap));
-      Frame f;
-      f.h = 170;
-      f.x0 = tmin, f.x1 = tmax, f.y0 = 0, f.y1 = cy * 1.08;
-      h += svg_open("chart-gpus-" + slug(c), "GPUs allocated to " + c + " over time against its floor", f, "time (h)", "GPUs");
-      auto clip = s.demand;
-      for (auto& p : clip) p.second = std::min(p.second, f.y1);
-      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#bbb\" stroke-width=\"1\"/>\n", step_path(f, clip, tmax));
-      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", step_path(f, s.alloc, tmax), colour[c]);
-      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.2\" stroke-dasharray=\"6 3\"/>\n",
-                       step_path(f, s.floor, tmax));
-      h += "</svg>\n";
-    }
+  if (!fs::exists(tpath)) return h + "<p class=\"note\">No timeline.csv in this run (output.timeline was false).</p>\n";
+  const Csv t = read_csv(tpath, {"time_s", "class", "gpus_allocated", "gpus_demanded", "floor_gpus"});
+  const int ct = t.col("time_s"), ccl = t.col("class"), ca = t.col("gpus_allocated"), cd = t.col("gpus_demanded"), cf = t.col("floor_gpus");
+  struct Series {
+    std::vector<std::pair<double, double>> alloc, demand, floor;
+  };
+  std::map<std::string, Series> ser;
+  double tmin = INFINITY, tmax = -INFINITY, ymax = 1;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const auto& r = t.rows[i];
+    const double ts = to_d(r[ct], tpath, i + 2) / 3600, a = to_d(r[ca], tpath, i + 2), d = to_d(r[cd], tpath, i + 2),
+                 fl = to_d(r[cf], tpath, i + 2);
+    auto& s = ser[r[ccl]];
+    s.alloc.emplace_back(ts, a);
+    s.demand.emplace_back(ts, d);
+    s.floor.emplace_back(ts, fl);
+    tmin = std::min(tmin, ts);
+    tmax = std::max(tmax, ts);
+    ymax = std::max({ymax, a, fl});
   }
+  if (!std::isfinite(tmin)) tmin = 0, tmax = 1;
+  if (tmax <= tmin) tmax = tmin + 1;
+  h += legend({{"allocated", "#1f77b4"}, {"demanded (allocated + queued)", "#bbb"}, {"floor", "#000"}});
+  for (const auto& c : cc.classes) {
+    if (!ser.count(c)) continue;
+    const Series& s = ser[c];
+    double cy = 1;
+    for (const auto& p : s.alloc) cy = std::max(cy, p.second);
+    for (const auto& p : s.floor) cy = std::max(cy, p.second);
+    // Demand can dwarf the allocation (a whole batch queued at once): show it up to 1.5x the
+    // larger of allocation and floor, clipped above, so the allocation stays readable.
+    const double cap = cy * 1.5;
+    for (const auto& p : s.demand) cy = std::max(cy, std::min(p.second, cap));
+    Frame f;
+    f.h = 170;
+    f.x0 = tmin, f.x1 = tmax, f.y0 = 0, f.y1 = cy * 1.08;
+    h += svg_open("chart-gpus-" + slug(c), "GPUs allocated to " + c + " over time against its floor", f, "time (h)", "GPUs");
+    auto clip = s.demand;
+    for (auto& p : clip) p.second = std::min(p.second, f.y1);
+    h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#bbb\" stroke-width=\"1\"/>\n", step_path(f, clip, tmax));
+    h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n", step_path(f, s.alloc, tmax), cc.colour.at(c));
+    h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.2\" stroke-dasharray=\"6 3\"/>\n",
+                     step_path(f, s.floor, tmax));
+    h += "</svg>\n";
+  }
+  return h;
+}
 
-  // --- jobs.csv: wait CDF, Gantt.
-  const fs::path jpath = dir / "jobs.csv";
+std::vector<JobRow> read_job_rows(const fs::path& jpath) {
   std::vector<JobRow> jobs;
-  if (fs::exists(jpath)) {
-    const Csv j = read_csv(jpath, {"job_id", "class", "gpus", "submit_s", "start_s", "end_s", "wait_s", "state", "requeues", "preemptions"});
-    const int ci = j.col("job_id"), cc = j.col("class"), cg = j.col("gpus"), csu = j.col("submit_s"), cst = j.col("start_s"),
-              ce = j.col("end_s"), cw = j.col("wait_s"), cs = j.col("state"), cr = j.col("requeues"), cp = j.col("preemptions");
-    for (size_t i = 0; i < j.rows.size(); ++i) {
-      const auto& r = j.rows[i];
-      jobs.push_back({r[ci], r[cc], to_d(r[cg], jpath, i + 2), to_d(r[csu], jpath, i + 2), to_d(r[cst], jpath, i + 2),
-                      to_d(r[ce], jpath, i + 2), to_d(r[cw], jpath, i + 2), static_cast<int>(to_d(r[cp], jpath, i + 2)),
-                      static_cast<int>(to_d(r[cr], jpath, i + 2)), r[cs]});
-    }
+  const Csv j = read_csv(jpath, {"job_id", "class", "gpus", "submit_s", "start_s", "end_s", "wait_s", "state", "requeues", "preemptions"});
+  const int ci = j.col("job_id"), cc = j.col("class"), cg = j.col("gpus"), csu = j.col("submit_s"), cst = j.col("start_s"),
+            ce = j.col("end_s"), cw = j.col("wait_s"), cs = j.col("state"), cr = j.col("requeues"), cp = j.col("preemptions");
+  for (size_t i = 0; i < j.rows.size(); ++i) {
+    const auto& r = j.rows[i];
+    jobs.push_back({r[ci], r[cc], to_d(r[cg], jpath, i + 2), to_d(r[csu], jpath, i + 2), to_d(r[cst], jpath, i + 2),
+                    to_d(r[ce], jpath, i + 2), to_d(r[cw], jpath, i + 2), static_cast<int>(to_d(r[cp], jpath, i + 2)),
+                    static_cast<int>(to_d(r[cr], jpath, i + 2)), r[cs]});
   }
+  return jobs;
+}
+
+std::string wait_cdf_html(const std::vector<JobRow>& jobs, const ClassColours& cc) {
+  std::map<std::string, std::vector<double>> waits;
+  double wmax = 1;
+  for (const auto& jr : jobs)
+    if (std::isfinite(jr.wait)) waits[jr.cls].push_back(jr.wait), wmax = std::max(wmax, jr.wait);
+  Frame f;
+  f.xlog1p = true;
+  f.x0 = 0, f.x1 = std::pow(10, std::ceil(std::log10(wmax + 1))), f.y0 = 0, f.y1 = 1;
+  std::string h = legend(cc.legend);
+  h += svg_open("chart-wait-cdf", "Wait time CDF per class (jobs that started)", f, "wait (s, log scale)", "fraction of jobs");
+  for (const auto& c : cc.classes) {
+    auto it = waits.find(c);
+    if (it == waits.end() || it->second.empty()) continue;
+    auto w = it->second;
+    std::sort(w.begin(), w.end());
+    std::vector<std::pair<double, double>> pts{{0, 0}};
+    for (size_t i = 0; i < w.size(); ++i)
+      if (i + 1 == w.size() || w[i + 1] != w[i]) pts.emplace_back(w[i], static_cast<double>(i + 1) / w.size());
+    h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} jobs</title></path>\n",
+                     step_path(f, pts, f.x1), cc.colour.at(c), esc(c), w.size());
+  }
+  h += "</svg>\n";
+  return h;
+}
+
+std::string deadline_margins_html(const json& m, const json& resolved, const ClassColours& cc) {
+  std::vector<std::pair<std::string, double>> margins;
+  for (const auto& c : cc.classes)
+    if (m["classes"][c]["deadline_margin_s"].is_number()) margins.emplace_back(c, m["classes"][c]["deadline_margin_s"].get<double>() / 60);
+  const double target = resolved.is_object() && resolved.contains("rehearse") ? resolved["rehearse"].value("min_margin_s", 0.0) / 60 : 0;
+  Frame f;
+  f.h = 60 + 28.0 * std::max<size_t>(1, margins.size());
+  f.ml = 110;
+  f.yticks = false;
+  double lo = std::min(0.0, target), hi = std::max(1.0, target);
+  for (const auto& [c, v] : margins) lo = std::min(lo, v), hi = std::max(hi, v);
+  f.x0 = lo < 0 ? lo * 1.1 : 0, f.x1 = hi * 1.1, f.y0 = 0, f.y1 = 1;
+  std::string h = svg_open("chart-deadline-margins", "Worst deadline margin per class (minutes; dashed: required margin)", f, "margin (min)", "");
+  const double rowh = (f.h - f.mt - f.mb) / std::max<size_t>(1, margins.size());
+  for (size_t i = 0; i < margins.size(); ++i) {
+    const auto& [c, v] = margins[i];
+    const double y = f.mt + rowh * i + rowh * 0.2, x0 = f.X(std::min(0.0, v)), x1 = f.X(std::max(0.0, v));
+    h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}: {} min</title></rect>\n", x0, y,
+                     std::max(1.0, x1 - x0), rowh * 0.6, v < target ? "#d62728" : cc.colour.at(c), esc(c), num(v));
+    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + rowh * 0.4, esc(c));
+  }
+  if (margins.empty())
+    h += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tx\">no class has deadline jobs</text>\n", f.w / 2, f.mt + 20);
+  if (target > 0)
+    h += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#d62728\" stroke-dasharray=\"5 3\"/>\n", f.X(target), f.mt,
+                     f.h - f.mb);
+  h += "</svg>\n";
+  return h;
+}
+
+// The 40 largest jobs by GPU-hours, in start order.
+std::string gantt_html(const std::vector<JobRow>& jobs, const ClassColours& cc) {
+  std::vector<const JobRow*> big;
+  for (const auto& jr : jobs)
+    if (std::isfinite(jr.start) && std::isfinite(jr.end)) big.push_back(&jr);
+  std::stable_sort(big.begin(), big.end(), [](const JobRow* a, const JobRow* b) {
+    return a->gpus * (a->end - a->start) > b->gpus * (b->end - b->start);
+  });
+  if (big.size() > 40) big.resize(40);
+  std::stable_sort(big.begin(), big.end(), [](const JobRow* a, const JobRow* b) { return a->start < b->start; });
+  Frame f;
+  f.ml = 190;
+  f.yticks = false;
+  f.h = 60 + 14.0 * std::max<size_t>(1, big.size());
+  double t0 = INFINITY, t1 = -INFINITY;
+  for (const auto* jr : big) t0 = std::min(t0, jr->submit / 3600), t1 = std::max(t1, jr->end / 3600);
+  if (!(t1 > t0)) t0 = 0, t1 = 1;
+  f.x0 = t0, f.x1 = t1, f.y0 = 0, f.y1 = 1;
+  std::string h = legend(cc.legend);
+  h += svg_open("chart-gantt", "Largest jobs by GPU-hours: queued (grey) and running (class colour); red outline = preempted", f, "time (h)", "");
+  for (size_t i = 0; i < big.size(); ++i) {
+    const JobRow& jr = *big[i];
+    const double y = f.mt + 14.0 * i + 2;
+    h += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#bbb\" stroke-width=\"2\"/>\n", f.X(jr.submit / 3600),
+                     f.X(jr.start / 3600), y + 5, y + 5);
+    h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"10\" fill=\"{}\"{}><title>job {} ({}, {} GPUs): start {} s, end {} s, "
+                     "{} preemptions, state {}</title></rect>\n",
+                     f.X(jr.start / 3600), y, std::max(1.0, f.X(jr.end / 3600) - f.X(jr.start / 3600)),
+                     cc.colour.count(jr.cls) ? cc.colour.at(jr.cls) : "#777", jr.preemptions > 0 ? " stroke=\"#d62728\" stroke-width=\"2\"" : "",
+                     esc(jr.id), esc(jr.cls), num(jr.gpus), num(jr.start), num(jr.end), jr.preemptions, esc(jr.state));
+    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{} {} x{}{}</text>\n", f.ml - 4, y + 9, esc(jr.cls), esc(jr.id), num(jr.gpus),
+                     jr.preemptions > 0 ? fmt::format(" (preempted {})", jr.preemptions) : "");
+  }
+  h += "</svg>\n";
+  return h;
+}
+
+std::string preemptions_html(const json& m, const std::vector<std::string>& classes) {
+  Frame f;
+  f.ml = 110;
+  f.yticks = false;
+  f.h = 60 + 34.0 * classes.size();
+  double hi = 1;
+  for (const auto& c : classes)
+    hi = std::max({hi, m["classes"][c].value("preemptions", 0.0), m["classes"][c].value("requeues", 0.0),
+                   m["classes"][c].value("lost_gpu_s", 0.0) / 3600});
+  f.x0 = 0, f.x1 = hi * 1.1, f.y0 = 0, f.y1 = 1;
+  std::string h = legend({{"preemptions", "#d62728"}, {"requeues", "#ff7f0e"}, {"lost GPU-hours", "#7f7f7f"}});
+  h += svg_open("chart-preemptions", fmt::format("Preemptions, requeues and lost GPU-hours per class ({} in all, {} cascading)",
+                                                 num(m.value("preemptions", 0.0)), num(m.value("cascade_preemptions", 0.0))),
+                f, "count / GPU-hours", "");
+  for (size_t i = 0; i < classes.size(); ++i) {
+    const json& k = m["classes"][classes[i]];
+    const double y = f.mt + 34.0 * i + 3;
+    const double vals[] = {k.value("preemptions", 0.0), k.value("requeues", 0.0), k.value("lost_gpu_s", 0.0) / 3600};
+    const char* cols[] = {"#d62728", "#ff7f0e", "#7f7f7f"};
+    for (int b = 0; b < 3; ++b)
+      h += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"8\" fill=\"{}\"><title>{}: {}</title></rect>\n", f.ml, y + 9 * b,
+                       std::max(0.5, f.X(vals[b]) - f.ml), cols[b], esc(classes[i]), num(vals[b]));
+    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + 16, esc(classes[i]));
+  }
+  h += "</svg>\n";
+  return h;
+}
+
+std::string run_report(const fs::path& dir) {
+  const fs::path mpath = dir / "metrics.json";
+  const json m = parse_json_text(io::read_file(mpath), mpath.string());
+  if (!m.is_object() || !m.contains("classes")) throw InputError(mpath.string(), "/classes", "missing; expected a floorsim metrics.json");
+  json resolved, verdict;
+  if (fs::exists(dir / "scenario.resolved.json"))
+    resolved = parse_json_text(io::read_file(dir / "scenario.resolved.json"), (dir / "scenario.resolved.json").string());
+  if (fs::exists(dir / "verdict.json")) verdict = parse_json_text(io::read_file(dir / "verdict.json"), (dir / "verdict.json").string());
+  const ClassColours cc = class_colours(m);
+
+  const std::string name = m.value("scenario", std::string("run"));
+  std::string h = page_open("floorsim report: " + name);
+  h += run_summary_html(m, name, dir);
+  h += verdict_html(verdict);
+  h += classes_table_html(m, cc.classes);
+  h += timeline_charts_html(dir, cc);
+
+  const fs::path jpath = dir / "jobs.csv";
+  const bool have_jobs_csv = fs::exists(jpath);
+  const std::vector<JobRow> jobs = have_jobs_csv ? read_job_rows(jpath) : std::vector<JobRow>{};
   h += "<h2>Wait time CDF per class</h2>\n";
-  if (!fs::exists(jpath)) {
-    h += "<p class=\"note\">No jobs.csv in this run (output.jobs_csv was false).</p>\n";
-  } else {
-    std::map<std::string, std::vector<double>> waits;
-    double wmax = 1;
-    for (const auto& jr : jobs)
-      if (std::isfinite(jr.wait)) waits[jr.cls].push_back(jr.wait), wmax = std::max(wmax, jr.wait);
-    Frame f;
-    f.xlog1p = true;
-    f.x0 = 0, f.x1 = std::pow(10, std::ceil(std::log10(wmax + 1))), f.y0 = 0, f.y1 = 1;
-    h += legend(leg);
-    h += svg_open("chart-wait-cdf", "Wait time CDF per class (jobs that started)", f, "wait (s, log scale)", "fraction of jobs");
-    for (const auto& c : classes) {
-      auto it = waits.find(c);
-      if (it == waits.end() || it->second.empty()) continue;
-      auto w = it->second;
-      std::sort(w.begin(), w.end());
-      std::vector<std::pair<double, double>> pts{{0, 0}};
-      for (size_t i = 0; i < w.size(); ++i)
-        if (i + 1 == w.size() || w[i + 1] != w[i]) pts.emplace_back(w[i], static_cast<double>(i + 1) / w.size());
-      h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} jobs</title></path>\n",
-                       step_path(f, pts, f.x1), colour[c], esc(c), w.size());
-    }
-    h += "</svg>\n";
-  }
-
-  // --- Deadline margins.
+  h += have_jobs_csv ? wait_cdf_html(jobs, cc) : "<p class=\"note\">No jobs.csv in this run (output.jobs_csv was false).</p>\n";
   h += "<h2>Deadline margins</h2>\n";
-  {
-    std::vector<std::pair<std::string, double>> margins;
-    for (const auto& c : classes)
-      if (m["classes"][c]["deadline_margin_s"].is_number()) margins.emplace_back(c, m["classes"][c]["deadline_margin_s"].get<double>() / 60);
-    const double target = resolved.is_object() && resolved.contains("rehearse") ? resolved["rehearse"].value("min_margin_s", 0.0) / 60 : 0;
-    Frame f;
-    f.h = 60 + 28.0 * std::max<size_t>(1, margins.size());
-    f.ml = 110;
-    f.yticks = false;
-    double lo = std::min(0.0, target), hi = std::max(1.0, target);
-    for (const auto& [c, v] : margins) lo = std::min(lo, v), hi = std::max(hi, v);
-    f.x0 = lo < 0 ? lo * 1.1 : 0, f.x1 = hi * 1.1, f.y0 = 0, f.y1 = 1;
-    h += svg_open("chart-deadline-margins", "Worst deadline margin per class (minutes; dashed: required margin)", f, "margin (min)", "");
-    const double rowh = (f.h - f.mt - f.mb) / std::max<size_t>(1, margins.size());
-    for (size_t i = 0; i < margins.size(); ++i) {
-      const auto& [c, v] = margins[i];
-      const double y = f.mt + rowh * i + rowh * 0.2, x0 = f.X(std::min(0.0, v)), x1 = f.X(std::max(0.0, v));
-      h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}: {} min</title></rect>\n", x0, y,
-                       std::max(1.0, x1 - x0), rowh * 0.6, v < target ? "#d62728" : colour[c], esc(c), num(v));
-      h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + rowh * 0.4, esc(c));
-    }
-    if (margins.empty())
-      h += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tx\">no class has deadline jobs</text>\n", f.w / 2, f.mt + 20);
-    if (target > 0)
-      h += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#d62728\" stroke-dasharray=\"5 3\"/>\n", f.X(target), f.mt,
-                       f.h - f.mb);
-    h += "</svg>\n";
-  }
-
-  // --- Gantt of the largest jobs.
+  h += deadline_margins_html(m, resolved, cc);
   h += "<h2>Largest jobs (Gantt)</h2>\n";
-  if (jobs.empty()) {
-    h += "<p class=\"note\">No jobs.csv (or no jobs) in this run.</p>\n";
-  } else {
-    std::vector<const JobRow*> big;
-    for (const auto& jr : jobs)
-      if (std::isfinite(jr.start) && std::isfinite(jr.end)) big.push_back(&jr);
-    std::stable_sort(big.begin(), big.end(), [](const JobRow* a, const JobRow* b) {
-      return a->gpus * (a->end - a->start) > b->gpus * (b->end - b->start);
-    });
-    if (big.size() > 40) big.resize(40);
-    std::stable_sort(big.begin(), big.end(), [](const JobRow* a, const JobRow* b) { return a->start < b->start; });
-    Frame f;
-    f.ml = 190;
-    f.yticks = false;
-    f.h = 60 + 14.0 * std::max<size_t>(1, big.size());
-    double t0 = INFINITY, t1 = -INFINITY;
-    for (const auto* jr : big) t0 = std::min(t0, jr->submit / 3600), t1 = std::max(t1, jr->end / 3600);
-    if (!(t1 > t0)) t0 = 0, t1 = 1;
-    f.x0 = t0, f.x1 = t1, f.y0 = 0, f.y1 = 1;
-    h += legend(leg);
-    h += svg_open("chart-gantt", "Largest jobs by GPU-hours: queued (grey) and running (class colour); red outline = preempted", f, "time (h)", "");
-    for (size_t i = 0; i < big.size(); ++i) {
-      const JobRow& jr = *big[i];
-      const double y = f.mt + 14.0 * i + 2;
-      h += fmt::format("<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#bbb\" stroke-width=\"2\"/>\n", f.X(jr.submit / 3600),
-                       f.X(jr.start / 3600), y + 5, y + 5);
-      h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"10\" fill=\"{}\"{}><title>job {} ({}, {} GPUs): start {} s, end {} s, "
-                       "{} preemptions, state {}</title></rect>\n",
-                       f.X(jr.start / 3600), y, std::max(1.0, f.X(jr.end / 3600) - f.X(jr.start / 3600)), colour.count(jr.cls) ? colour[jr.cls] : "#777",
-                       jr.preemptions > 0 ? " stroke=\"#d62728\" stroke-width=\"2\"" : "", esc(jr.id), esc(jr.cls), num(jr.gpus), num(jr.start),
-                       num(jr.end), jr.preemptions, esc(jr.state));
-      h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{} {} x{}{}</text>\n", f.ml - 4, y + 9, esc(jr.cls), esc(jr.id), num(jr.gpus),
-                       jr.preemptions > 0 ? fmt::format(" (preempted {})", jr.preemptions) : "");
-    }
-    h += "</svg>\n";
-  }
-
-  // --- Preemptions per class.
+  h += jobs.empty() ? "<p class=\"note\">No jobs.csv (or no jobs) in this run.</p>\n" : gantt_html(jobs, cc);
   h += "<h2>Preemptions</h2>\n";
-  {
-    Frame f;
-    f.ml = 110;
-    f.yticks = false;
-    f.h = 60 + 34.0 * classes.size();
-    double hi = 1;
-    for (const auto& c : classes)
-      hi = std::max({hi, m["classes"][c].value("preemptions", 0.0), m["classes"][c].value("requeues", 0.0),
-                     m["classes"][c].value("lost_gpu_s", 0.0) / 3600});
-    f.x0 = 0, f.x1 = hi * 1.1, f.y0 = 0, f.y1 = 1;
-    h += legend({{"preemptions", "#d62728"}, {"requeues", "#ff7f0e"}, {"lost GPU-hours", "#7f7f7f"}});
-    h += svg_open("chart-preemptions", fmt::format("Preemptions, requeues and lost GPU-hours per class ({} in all, {} cascading)",
-                                                   num(m.value("preemptions", 0.0)), num(m.value("cascade_preemptions", 0.0))),
-                  f, "count / GPU-hours", "");
-    for (size_t i = 0; i < classes.size(); ++i) {
-      const json& k = m["classes"][classes[i]];
-      const double y = f.mt + 34.0 * i + 3;
-      const double vals[] = {k.value("preemptions", 0.0), k.value("requeues", 0.0), k.value("lost_gpu_s", 0.0) / 3600};
-      const char* cols[] = {"#d62728", "#ff7f0e", "#7f7f7f"};
-      for (int b = 0; b < 3; ++b)
-        h += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"8\" fill=\"{}\"><title>{}: {}</title></rect>\n", f.ml, y + 9 * b,
-                         std::max(0.5, f.X(vals[b]) - f.ml), cols[b], esc(classes[i]), num(vals[b]));
-      h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + 16, esc(classes[i]));
-    }
-    h += "</svg>\n";
-  }
+  h += preemptions_html(m, cc.classes);
   h += "</body></html>\n";
   return h;
 }

@@ -375,16 +375,8 @@ ClusterConfig build_cluster(const json& c) {
   return out;
 }
 
-}  // namespace
-
-Scenario load_scenario(const json& doc, const std::string& file, const std::string& base_dir) {
-  Scenario sc;
-  sc.file = file;
-  sc.base_dir = base_dir;
-  json r = resolve(doc, *scenario_spec(), "", file);
-
-  // The scheduler block: its "type" picks the model whose spec validates the rest.
-  const json& sb = r["scheduler"];
+// The scheduler block: its "type" picks the model whose spec validates the rest.
+json resolve_scheduler(const json& sb, const std::string& file) {
   if (!sb.is_object()) fail(file, "/scheduler", "expected an object with a \"type\"");
   if (!sb.contains("type") || !sb["type"].is_string()) fail(file, "/scheduler/type", "missing scheduler type; expected a string naming a model");
   const std::string type = sb["type"];
@@ -394,32 +386,33 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     for (const auto& e : scheduler_registry()) names += (names.empty() ? "" : ", ") + e.type;
     fail(file, "/scheduler/type", fmt::format("unknown scheduler \"{}\"; expected one of: {}", type, names));
   }
-  r["scheduler"] = resolve(sb, *entry->params(), "/scheduler", file);
-  sc.seed = r["seed"].get<uint64_t>();
-  sc.cluster = build_cluster(r["cluster"]);
-  sc.base_nodes = sc.cluster.nodes();
-  // Capacity blocks: extra nodes (one leaf each), down outside their window (node events below).
-  const json& blocks = r.contains("capacity_blocks") ? r["capacity_blocks"] : json::array();
+  return resolve(sb, *entry->params(), "/scheduler", file);
+}
+
+// Capacity blocks: extra nodes (one leaf each), down outside their window (node events below).
+void add_capacity_blocks(const json& blocks, const std::string& file, ClusterConfig& cluster) {
   for (size_t i = 0; i < blocks.size(); ++i) {
     const json& b = blocks[i];
     ClusterConfig part = uniform_cluster(b["prefix"], b["nodes"].get<size_t>(), b["gpus_per_node"].get<int32_t>(), 0);
-    const auto leaf = static_cast<uint32_t>(sc.cluster.leaf_names.size());
+    const auto leaf = static_cast<uint32_t>(cluster.leaf_names.size());
     for (size_t n = 0; n < part.nodes(); ++n) {
-      if (std::find(sc.cluster.node_names.begin(), sc.cluster.node_names.end(), part.node_names[n]) != sc.cluster.node_names.end())
+      if (std::find(cluster.node_names.begin(), cluster.node_names.end(), part.node_names[n]) != cluster.node_names.end())
         fail(file, child(child("/capacity_blocks", i), "prefix"), fmt::format("node name \"{}\" is already in the cluster; expected a new prefix", part.node_names[n]));
-      sc.cluster.node_names.push_back(part.node_names[n]);
-      sc.cluster.node_gpus.push_back(part.node_gpus[n]);
-      sc.cluster.node_leaf.push_back(leaf);
+      cluster.node_names.push_back(part.node_names[n]);
+      cluster.node_gpus.push_back(part.node_gpus[n]);
+      cluster.node_leaf.push_back(leaf);
     }
-    sc.cluster.leaf_names.push_back(b["prefix"].get<std::string>() + "-block");
+    cluster.leaf_names.push_back(b["prefix"].get<std::string>() + "-block");
   }
-  const int64_t total_gpus = sc.cluster.total_gpus();
-  const int32_t max_node = sc.cluster.max_node_gpus();
+}
 
-  // GPU fractions (KAI gpu-fraction / gpu-memory, spec kueue-kai-model.md §10): a share of one
-  // GPU in milli, gpu-memory charged as memory / the GPU's memory; the burst limit alongside.
-  const double gpu_mem_mib = r["cluster"]["gpu_memory_mib"].get<double>();
-  auto gpu_share = [&](const json& j, const std::string& ptr, JobSpec& js) {
+// GPU fractions (KAI gpu-fraction / gpu-memory, spec kueue-kai-model.md §10): a share of one
+// GPU in milli, gpu-memory charged as memory / the GPU's memory; the burst limit alongside.
+struct GpuShare {
+  std::string file;
+  double gpu_mem_mib;
+
+  void apply(const json& j, const std::string& ptr, JobSpec& js) const {
     const double f = j["gpu_fraction"], fl = j["gpu_fraction_limit"];
     const double mem = j["gpu_memory_mib"].get<double>(), meml = j["gpu_memory_limit_mib"].get<double>();
     if ((f > 0 || fl > 0) && (mem > 0 || meml > 0))
@@ -438,32 +431,31 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
       fail(file, child(ptr, fl > 0 ? "gpu_fraction_limit" : "gpu_memory_limit_mib"), "burst limit below the request or above one GPU; expected request <= limit <= 1 GPU");
     js.gpu_milli = req;
     js.gpu_milli_limit = static_cast<int16_t>(lim);
-  };
-
-  // Workload: trace, then inline jobs.
-  Workload& w = sc.workload;
-  json report = json::object();
-  const json& wl = r["workload"];
-  if (wl.contains("trace") && !wl["trace"].is_null()) {
-    const json& t = wl["trace"];
-    traces::ReadOptions o;
-    o.gpus_per_proc = t["gpus_per_proc"];
-    o.missing_limit_is_runtime = t["missing_time_limit"] == "runtime";
-    o.drop_zero_runtime = t["drop_zero_runtime"];
-    o.max_jobs = t["max_jobs"].get<size_t>();
-    fs::path p = t["path"].get<std::string>();
-    if (p.is_relative()) p = fs::path(base_dir) / p;
-    auto data = traces::read_trace(p.lexically_normal().string(), traces::parse_format(t["format"]), o);
-    w = std::move(data.workload);
-    const double scale = t["time_scale"];
-    if (scale != 1.0 && !w.jobs.empty()) {
-      const SimTime t0 = w.jobs.front().submit_s;
-      for (auto& j : w.jobs) j.submit_s = t0 + (j.submit_s - t0) * scale;
-    }
-    report["trace"] = {{"file", data.report.file}, {"format", data.report.format}, {"rows", data.report.rows},
-                       {"jobs", data.report.jobs}, {"skipped", data.report.skipped}, {"adjusted", data.report.adjusted}};
   }
-  const json& inl = wl.contains("jobs") ? wl["jobs"] : json::array();
+};
+
+// workload.trace: the trace's jobs replace `w`; its reader report goes into `report`.
+void read_trace_workload(const json& t, const std::string& base_dir, Workload& w, json& report) {
+  traces::ReadOptions o;
+  o.gpus_per_proc = t["gpus_per_proc"];
+  o.missing_limit_is_runtime = t["missing_time_limit"] == "runtime";
+  o.drop_zero_runtime = t["drop_zero_runtime"];
+  o.max_jobs = t["max_jobs"].get<size_t>();
+  fs::path p = t["path"].get<std::string>();
+  if (p.is_relative()) p = fs::path(base_dir) / p;
+  auto data = traces::read_trace(p.lexically_normal().string(), traces::parse_format(t["format"]), o);
+  w = std::move(data.workload);
+  const double scale = t["time_scale"];
+  if (scale != 1.0 && !w.jobs.empty()) {
+    const SimTime t0 = w.jobs.front().submit_s;
+    for (auto& j : w.jobs) j.submit_s = t0 + (j.submit_s - t0) * scale;
+  }
+  report["trace"] = {{"file", data.report.file}, {"format", data.report.format}, {"rows", data.report.rows},
+                     {"jobs", data.report.jobs}, {"skipped", data.report.skipped}, {"adjusted", data.report.adjusted}};
+}
+
+// workload.jobs, appended to `w`.
+void add_inline_jobs(const json& inl, const std::string& file, const GpuShare& share, Workload& w) {
   std::map<int64_t, size_t> explicit_ids;  // id -> first index: a repeated id is an error, not a guess
   for (size_t i = 0; i < inl.size(); ++i) {
     const json& j = inl[i];
@@ -491,85 +483,101 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     js.checkpoint_interval_s = j["checkpoint_interval_s"];
     js.preemptible = j["preemptible"];
     js.requeueable = j["requeueable"];
-    gpu_share(j, child("/workload/jobs", i), js);
+    share.apply(j, child("/workload/jobs", i), js);
     w.jobs.push_back(js);
   }
-  std::vector<std::pair<SimTime, std::vector<int64_t>>> fallback_ids;  // by job id until sorted
-  if (wl.contains("synthetic") && !wl["synthetic"].is_null()) {
-    const json& syn = wl["synthetic"];
-    traces::SyntheticSpec spec;
-    spec.load_multiplier = syn["load_multiplier"];
-    spec.seed = sc.seed;
-    for (const auto& g : syn["classes"]) {
-      traces::ClassGen c;
-      c.name = g["name"];
-      const std::string kind = g["kind"];
-      c.kind = kind == "deadline_batch" ? traces::GenKind::DeadlineBatch : kind == "stream" ? traces::GenKind::Stream
-             : kind == "gang" ? traces::GenKind::Gang : traces::GenKind::Burst;
-      c.user = g["user"];
-      c.account = g["account"];
-      c.qos = g["qos"];
-      c.partition = g["partition"];
-      c.priority = g["priority"];
-      c.preemptible = g["preemptible"];
-      c.requeueable = g["requeueable"];
-      c.checkpoint_interval_s = g["checkpoint_interval_s"];
-      c.start_s = g["start_s"];
-      c.end_s = g["end_s"].is_null() ? c.start_s : g["end_s"].get<double>();
-      c.spread_s = g["spread_s"];
-      c.grid_after_s = g["grid_after_s"];
-      c.deadline_s = g["deadline_s"].is_null() ? kNever : g["deadline_s"].get<double>();
-      c.jobs = g["jobs"];
-      c.core_jobs = g["core_jobs"];
-      c.gpus = g["gpus"];
-      c.nodes = g["nodes"];
-      c.runtime_s = g["runtime_s"];
-      c.runtime_jitter = g["runtime_jitter"];
-      c.time_limit_factor = g["time_limit_factor"];
-      c.rate_per_s = g["rate_per_s"];
-      if (g.contains("profile"))
-        for (const auto& p : g["profile"]) c.profile.push_back({p["from_s"], p["to_s"], p["multiplier"]});
-      if (const std::string rf = g["rate_file"]; !rf.empty()) {
-        fs::path p = rf;
-        if (p.is_relative()) p = fs::path(base_dir) / p;
-        const std::string path = p.lexically_normal().string();
-        c.rate_per_s = 1;  // the file's rates are the multipliers of a 1/s base
-        c.profile = traces::read_rate_profile(path, io::read_file(path));
-      }
-      spec.classes.push_back(std::move(c));
-    }
-    int64_t first_id = 1;
-    for (const auto& j : w.jobs) first_id = std::max(first_id, j.id + 1);
-    json gen = json::array();
-    size_t gen_at = w.jobs.size();
-    const auto generated = traces::generate(spec, first_id, w);
-    for (size_t i = 0; i < generated.size(); ++i) {
-      const auto& g = generated[i];
-      // generate() appends in class order: this class's jobs are the next g.jobs.
-      for (size_t k = gen_at; k < gen_at + static_cast<size_t>(g.jobs) && k < w.jobs.size(); ++k)
-        gpu_share(syn["classes"][i], child("/workload/synthetic/classes", i), w.jobs[k]);
-      gen_at += static_cast<size_t>(g.jobs);
-      gen.push_back({{"class", g.name}, {"jobs", g.jobs}, {"gpu_s", g.gpu_s}});
-      const json& fa = syn["classes"][i]["fallback_at_s"];
-      if (!fa.is_null() && !g.grid_ids.empty()) fallback_ids.push_back({fa.get<double>(), g.grid_ids});
-    }
-    report["synthetic"] = {{"load_multiplier", spec.load_multiplier}, {"classes", gen}};
-  }
-  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
-    return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
-  });
+}
 
-  if (!fallback_ids.empty()) {
-    std::map<int64_t, JobIdx> by_id;
-    for (size_t i = 0; i < w.jobs.size(); ++i) by_id.emplace(w.jobs[i].id, static_cast<JobIdx>(i));
-    for (auto& [at, ids] : fallback_ids) {
-      Scenario::Fallback f{at, {}};
-      for (int64_t id : ids) f.jobs.push_back(by_id.at(id));
-      sc.fallbacks.push_back(std::move(f));
-    }
-    std::stable_sort(sc.fallbacks.begin(), sc.fallbacks.end(), [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
+// One workload.synthetic class as the generator's spec (a rate_file relative to `base_dir`).
+traces::ClassGen class_gen(const json& g, const std::string& base_dir) {
+  traces::ClassGen c;
+  c.name = g["name"];
+  const std::string kind = g["kind"];
+  c.kind = kind == "deadline_batch" ? traces::GenKind::DeadlineBatch : kind == "stream" ? traces::GenKind::Stream
+         : kind == "gang" ? traces::GenKind::Gang : traces::GenKind::Burst;
+  c.user = g["user"];
+  c.account = g["account"];
+  c.qos = g["qos"];
+  c.partition = g["partition"];
+  c.priority = g["priority"];
+  c.preemptible = g["preemptible"];
+  c.requeueable = g["requeueable"];
+  c.checkpoint_interval_s = g["checkpoint_interval_s"];
+  c.start_s = g["start_s"];
+  c.end_s = g["end_s"].is_null() ? c.start_s : g["end_s"].get<double>();
+  c.spread_s = g["spread_s"];
+  c.grid_after_s = g["grid_after_s"];
+  c.deadline_s = g["deadline_s"].is_null() ? kNever : g["deadline_s"].get<double>();
+  c.jobs = g["jobs"];
+  c.core_jobs = g["core_jobs"];
+  c.gpus = g["gpus"];
+  c.nodes = g["nodes"];
+  c.runtime_s = g["runtime_s"];
+  c.runtime_jitter = g["runtime_jitter"];
+  c.time_limit_factor = g["time_limit_factor"];
+  c.rate_per_s = g["rate_per_s"];
+  if (g.contains("profile"))
+    for (const auto& p : g["profile"]) c.profile.push_back({p["from_s"], p["to_s"], p["multiplier"]});
+  if (const std::string rf = g["rate_file"]; !rf.empty()) {
+    fs::path p = rf;
+    if (p.is_relative()) p = fs::path(base_dir) / p;
+    const std::string path = p.lexically_normal().string();
+    c.rate_per_s = 1;  // the file's rates are the multipliers of a 1/s base
+    c.profile = traces::read_rate_profile(path, io::read_file(path));
   }
-  // Every job must be able to run on this cluster.
+  return c;
+}
+
+// Grid jobs of a class with fallback_at_s, by job id until the jobs are sorted.
+using FallbackIds = std::vector<std::pair<SimTime, std::vector<int64_t>>>;
+
+// workload.synthetic: generated jobs appended to `w` (ids after the largest so far).
+FallbackIds add_synthetic_jobs(const json& syn, uint64_t seed, const std::string& base_dir, const GpuShare& share, Workload& w,
+                               json& report) {
+  FallbackIds fallback_ids;
+  traces::SyntheticSpec spec;
+  spec.load_multiplier = syn["load_multiplier"];
+  spec.seed = seed;
+  for (const auto& g : syn["classes"]) spec.classes.push_back(class_gen(g, base_dir));
+  int64_t first_id = 1;
+  for (const auto& j : w.jobs) first_id = std::max(first_id, j.id + 1);
+  json gen = json::array();
+  size_t gen_at = w.jobs.size();
+  const auto generated = traces::generate(spec, first_id, w);
+  for (size_t i = 0; i < generated.size(); ++i) {
+    const auto& g = generated[i];
+    // generate() appends in class order: this class's jobs are the next g.jobs.
+    for (size_t k = gen_at; k < gen_at + static_cast<size_t>(g.jobs) && k < w.jobs.size(); ++k)
+      share.apply(syn["classes"][i], child("/workload/synthetic/classes", i), w.jobs[k]);
+    gen_at += static_cast<size_t>(g.jobs);
+    gen.push_back({{"class", g.name}, {"jobs", g.jobs}, {"gpu_s", g.gpu_s}});
+    const json& fa = syn["classes"][i]["fallback_at_s"];
+    if (!fa.is_null() && !g.grid_ids.empty()) fallback_ids.push_back({fa.get<double>(), g.grid_ids});
+  }
+  report["synthetic"] = {{"load_multiplier", spec.load_multiplier}, {"classes", gen}};
+  return fallback_ids;
+}
+
+// The fallbacks by job index (the jobs sorted), earliest first.
+std::vector<Scenario::Fallback> fallbacks_of(const FallbackIds& fallback_ids, const Workload& w) {
+  std::vector<Scenario::Fallback> out;
+  if (fallback_ids.empty()) return out;
+  std::map<int64_t, JobIdx> by_id;
+  for (size_t i = 0; i < w.jobs.size(); ++i) by_id.emplace(w.jobs[i].id, static_cast<JobIdx>(i));
+  for (const auto& [at, ids] : fallback_ids) {
+    Scenario::Fallback f{at, {}};
+    for (int64_t id : ids) f.jobs.push_back(by_id.at(id));
+    out.push_back(std::move(f));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.at_s < b.at_s; });
+  return out;
+}
+
+// Every job must be able to run on this cluster. Returns how many jobs had their node count
+// clamped to their GPU count.
+size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::string& file) {
+  const int64_t total_gpus = cluster.total_gpus();
+  const int32_t max_node = cluster.max_node_gpus();
   size_t clamped_nodes = 0;
   for (size_t i = 0; i < w.jobs.size(); ++i) {
     JobSpec& j = w.jobs[i];
@@ -581,17 +589,18 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
       j.nodes = j.gpus;
       ++clamped_nodes;
     }
-    const bool too_big = j.gpus > total_gpus || static_cast<size_t>(j.nodes) > sc.cluster.nodes() ||
+    const bool too_big = j.gpus > total_gpus || static_cast<size_t>(j.nodes) > cluster.nodes() ||
                          (j.nodes > 0 && (j.gpus + j.nodes - 1) / j.nodes > max_node);
     if (too_big)
       fail(file, "/workload", fmt::format("job {} needs {} GPUs on {} nodes; the cluster has {} GPUs on {} nodes of at most {}",
                                           j.id, j.gpus, j.nodes == 0 ? std::string("any") : std::to_string(j.nodes), total_gpus,
-                                          sc.cluster.nodes(), max_node));
+                                          cluster.nodes(), max_node));
   }
-  if (clamped_nodes) report["adjusted"]["nodes_clamped_to_gpus"] = clamped_nodes;
+  return clamped_nodes;
+}
 
-  // Classes: the rule maps a job field to a class name.
-  const json& rule = r["class_rule"];
+// Classes: the rule maps a job field to a class name.
+void apply_class_rule(const json& rule, Workload& w) {
   const std::string from = rule["from"];
   const StrId def_class = w.strings.intern(rule["default"].get<std::string>());
   std::map<StrId, StrId> remap;
@@ -604,14 +613,18 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     if (auto it = remap.find(v); it != remap.end()) v = it->second;
     j.klass = v == 0 ? def_class : v;
   }
-  // Declared classes first (in name order, as JSON objects are), then any others seen.
-  std::vector<uint8_t> listed(w.strings.size() + r["classes"].size() + 1, 0);
-  for (auto it = r["classes"].begin(); it != r["classes"].end(); ++it) {
+}
+
+// Declared classes first (in name order, as JSON objects are), then any others seen; the
+// floors by class StrId.
+void list_classes(const json& declared, Workload& w, std::vector<StrId>& classes, std::vector<int32_t>& floors) {
+  std::vector<uint8_t> listed(w.strings.size() + declared.size() + 1, 0);
+  for (auto it = declared.begin(); it != declared.end(); ++it) {
     const StrId k = w.strings.intern(it.key());
     if (listed.size() <= k) listed.resize(k + 1, 0);
-    sc.floors.resize(std::max<size_t>(sc.floors.size(), k + 1), 0);
-    sc.floors[k] = it.value()["floor_gpus"];
-    sc.classes.push_back(k);
+    floors.resize(std::max<size_t>(floors.size(), k + 1), 0);
+    floors[k] = it.value()["floor_gpus"];
+    classes.push_back(k);
     listed[k] = 1;
   }
   std::vector<StrId> seen;
@@ -622,58 +635,110 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
       seen.push_back(j.klass);
     }
   std::sort(seen.begin(), seen.end(), [&](StrId a, StrId b) { return w.strings.str(a) < w.strings.str(b); });
-  sc.classes.insert(sc.classes.end(), seen.begin(), seen.end());
-  sc.floors.resize(w.strings.size(), 0);
+  classes.insert(classes.end(), seen.begin(), seen.end());
+  floors.resize(w.strings.size(), 0);
+}
+
+EngineConfig engine_config(const json& r) {
+  EngineConfig ec;
+  const json& e = r["engine"];
+  ec.enforce_time_limit = e["enforce_time_limit"];
+  ec.horizon_s = e["horizon_s"].is_null() ? kNever : e["horizon_s"].get<double>();
+  ec.sched_interval_s = e["sched_interval_s"];
+  ec.requeue_delay_s = e["requeue_delay_s"];
+  ec.check_invariants = e["check_invariants"];
+  ec.keep_timeline = r["output"]["timeline"];
+  return ec;
+}
+
+// failures: each named node down at at_s, back after duration_s when given.
+void add_failure_events(const json& fl, const ClusterConfig& cluster, const std::string& file, std::vector<NodeEvent>& events) {
+  for (size_t i = 0; i < fl.size(); ++i) {
+    const std::string name = fl[i]["node"];
+    auto it = std::find(cluster.node_names.begin(), cluster.node_names.end(), name);
+    if (it == cluster.node_names.end())
+      fail(file, child(child("/failures", i), "node"), fmt::format("unknown node \"{}\"; expected a node name such as \"{}\"", name, cluster.node_names.front()));
+    const NodeIdx n = static_cast<NodeIdx>(it - cluster.node_names.begin());
+    const double at = fl[i]["at_s"];
+    events.push_back({at, n, false});
+    if (!fl[i]["duration_s"].is_null()) events.push_back({at + fl[i]["duration_s"].get<double>(), n, true});
+  }
+}
+
+// Capacity blocks: down from the start until their window opens, down again when it closes.
+void add_capacity_block_events(const json& blocks, size_t base_nodes, std::vector<NodeEvent>& events) {
+  for (size_t i = 0, node = base_nodes; i < blocks.size(); ++i) {
+    const double from = blocks[i]["from_s"], to = blocks[i]["to_s"];
+    for (int64_t k = 0; k < blocks[i]["nodes"].get<int64_t>(); ++k, ++node) {
+      const auto n = static_cast<NodeIdx>(node);
+      if (from > 0) {
+        events.push_back({0, n, false});
+        events.push_back({from, n, true});
+      }
+      events.push_back({to, n, false});
+    }
+  }
+}
+
+// Random failures: per node, exponential gaps (mean mtbf_s) from its own random stream.
+std::vector<NodeEvent> random_failure_events(const json& fm, uint64_t seed, size_t base_nodes) {
+  const double mtbf = fm["mtbf_s"], repair = fm["repair_s"], from = fm["from_s"], to = fm["to_s"];
+  std::vector<NodeEvent> ev;
+  for (size_t n = 0; n < base_nodes; ++n) {
+    traces::Rng rng(seed, 1000003 + n);
+    for (double t = from + rng.exponential() * mtbf; t < to; t += repair + rng.exponential() * mtbf) {
+      ev.push_back({t, static_cast<NodeIdx>(n), false});
+      ev.push_back({t + repair, static_cast<NodeIdx>(n), true});
+    }
+  }
+  std::stable_sort(ev.begin(), ev.end(), [](const NodeEvent& a, const NodeEvent& b) {
+    return a.at_s != b.at_s ? a.at_s < b.at_s : a.node < b.node;
+  });
+  return ev;
+}
+
+}  // namespace
+
+Scenario load_scenario(const json& doc, const std::string& file, const std::string& base_dir) {
+  Scenario sc;
+  sc.file = file;
+  sc.base_dir = base_dir;
+  json r = resolve(doc, *scenario_spec(), "", file);
+  r["scheduler"] = resolve_scheduler(r["scheduler"], file);
+  sc.seed = r["seed"].get<uint64_t>();
+  sc.cluster = build_cluster(r["cluster"]);
+  sc.base_nodes = sc.cluster.nodes();
+  const json& blocks = r.contains("capacity_blocks") ? r["capacity_blocks"] : json::array();
+  add_capacity_blocks(blocks, file, sc.cluster);
+
+  // Workload: trace, then inline jobs, then synthetic classes; sorted by submission.
+  const GpuShare share{file, r["cluster"]["gpu_memory_mib"].get<double>()};
+  Workload& w = sc.workload;
+  json report = json::object();
+  const json& wl = r["workload"];
+  if (wl.contains("trace") && !wl["trace"].is_null()) read_trace_workload(wl["trace"], base_dir, w, report);
+  add_inline_jobs(wl.contains("jobs") ? wl["jobs"] : json::array(), file, share, w);
+  FallbackIds fallback_ids;
+  if (wl.contains("synthetic") && !wl["synthetic"].is_null())
+    fallback_ids = add_synthetic_jobs(wl["synthetic"], sc.seed, base_dir, share, w, report);
+  std::stable_sort(w.jobs.begin(), w.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
+    return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
+  });
+  sc.fallbacks = fallbacks_of(fallback_ids, w);
+  if (const size_t clamped_nodes = check_jobs_fit(w, sc.cluster, file)) report["adjusted"]["nodes_clamped_to_gpus"] = clamped_nodes;
+
+  apply_class_rule(r["class_rule"], w);
+  list_classes(r["classes"], w, sc.classes, sc.floors);
   int64_t floor_sum = 0;
   for (auto f : sc.floors) floor_sum += f;
   report["floors_gpus_total"] = floor_sum;
 
   // Engine and failures.
-  const json& e = r["engine"];
-  sc.engine.enforce_time_limit = e["enforce_time_limit"];
-  sc.engine.horizon_s = e["horizon_s"].is_null() ? kNever : e["horizon_s"].get<double>();
-  sc.engine.sched_interval_s = e["sched_interval_s"];
-  sc.engine.requeue_delay_s = e["requeue_delay_s"];
-  sc.engine.check_invariants = e["check_invariants"];
-  sc.engine.keep_timeline = r["output"]["timeline"];
-  const json& fl = r.contains("failures") ? r["failures"] : json::array();
-  for (size_t i = 0; i < fl.size(); ++i) {
-    const std::string name = fl[i]["node"];
-    auto it = std::find(sc.cluster.node_names.begin(), sc.cluster.node_names.end(), name);
-    if (it == sc.cluster.node_names.end())
-      fail(file, child(child("/failures", i), "node"), fmt::format("unknown node \"{}\"; expected a node name such as \"{}\"", name, sc.cluster.node_names.front()));
-    const NodeIdx n = static_cast<NodeIdx>(it - sc.cluster.node_names.begin());
-    const double at = fl[i]["at_s"];
-    sc.node_events.push_back({at, n, false});
-    if (!fl[i]["duration_s"].is_null()) sc.node_events.push_back({at + fl[i]["duration_s"].get<double>(), n, true});
-  }
-  // Capacity blocks: down from the start until their window opens, down again when it closes.
-  for (size_t i = 0, node = sc.base_nodes; i < blocks.size(); ++i) {
-    const double from = blocks[i]["from_s"], to = blocks[i]["to_s"];
-    for (int64_t k = 0; k < blocks[i]["nodes"].get<int64_t>(); ++k, ++node) {
-      const auto n = static_cast<NodeIdx>(node);
-      if (from > 0) {
-        sc.node_events.push_back({0, n, false});
-        sc.node_events.push_back({from, n, true});
-      }
-      sc.node_events.push_back({to, n, false});
-    }
-  }
-  // Random failures: per node, exponential gaps (mean mtbf_s) from its own random stream.
+  sc.engine = engine_config(r);
+  add_failure_events(r.contains("failures") ? r["failures"] : json::array(), sc.cluster, file, sc.node_events);
+  add_capacity_block_events(blocks, sc.base_nodes, sc.node_events);
   if (r.contains("failure_model") && !r["failure_model"].is_null()) {
-    const json& fm = r["failure_model"];
-    const double mtbf = fm["mtbf_s"], repair = fm["repair_s"], from = fm["from_s"], to = fm["to_s"];
-    std::vector<NodeEvent> ev;
-    for (size_t n = 0; n < sc.base_nodes; ++n) {
-      traces::Rng rng(sc.seed, 1000003 + n);
-      for (double t = from + rng.exponential() * mtbf; t < to; t += repair + rng.exponential() * mtbf) {
-        ev.push_back({t, static_cast<NodeIdx>(n), false});
-        ev.push_back({t + repair, static_cast<NodeIdx>(n), true});
-      }
-    }
-    std::stable_sort(ev.begin(), ev.end(), [](const NodeEvent& a, const NodeEvent& b) {
-      return a.at_s != b.at_s ? a.at_s < b.at_s : a.node < b.node;
-    });
+    const std::vector<NodeEvent> ev = random_failure_events(r["failure_model"], sc.seed, sc.base_nodes);
     report["random_failures"] = ev.size() / 2;
     sc.node_events.insert(sc.node_events.end(), ev.begin(), ev.end());
   }
