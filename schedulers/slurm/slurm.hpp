@@ -2,7 +2,8 @@
 // The `slurm` model: Slurm 22.05's slurmctld scheduling (main loop + backfill), multifactor
 // priority with fair-share, QOS/association limits, preempt/qos and reservations, driven by a
 // SlurmConfig read from slurm.conf + sacctmgr dump (+ topology.conf, gres.conf) or inline JSON.
-// Rules and their sources: ../shared/spec/slurm-model.md (cited as "spec §N").
+// Rules and their sources: README.md beside this file maps each file to the slurmctld source
+// files and Slurm documentation it follows.
 #include <memory>
 #include <string>
 
