@@ -89,7 +89,11 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
                         cfg_.reservations[k].accounts.empty() && cfg_.reservations[k].qos.empty();
       const bool access = open || has(r.users, js.user) || has(r.accounts, js.account) || has(r.qos, js.qos);
       if (!access) continue;
-      if (has(r.classes, js.klass) || r.magnetic) jresv_[j] = static_cast<uint32_t>(k);  // asked, or MAGNETIC
+      // Asked for, or attracted by MAGNETIC. slurmctld queues a MAGNETIC job once with the
+      // reservation and once without (job_scheduler.c build_job_queue): one that no occurrence
+      // can hold runs outside it.
+      if (has(r.classes, js.klass) || (r.magnetic && !r.holds_never(job_limit(static_cast<JobIdx>(j), js))))
+        jresv_[j] = static_cast<uint32_t>(k);
     }
   }
   resv_used_.assign(resv_.size() * nn_, 0);
@@ -130,6 +134,10 @@ bool SlurmModel::resv_prepare_some(JobIdx j, SimTime t0, SimTime t1, SimTime& wa
         return false;
       }
       if (!r.flex) {
+        if (r.holds_never(t1 - t0)) {  // no occurrence will ever hold it: pending, no wake-up
+          wait_until = kNever;
+          return false;
+        }
         if (t0 < s) {
           wait_until = s;
           return false;

@@ -36,6 +36,10 @@ struct ResvRt {
     }
     e = s + dur_s;
   }
+  // A recurring reservation without FLEX whose window is shorter than `limit_s`: no occurrence
+  // can hold a job of that time limit (a job in a reservation must fit inside it), so waiting
+  // for the next one would never end.
+  bool holds_never(SimTime limit_s) const { return !flex && period_s > 0 && limit_s > dur_s; }
   // Reserved seconds of [a, b) (over every occurrence).
   double overlap(SimTime a, SimTime b) const {
     double tot = 0;
