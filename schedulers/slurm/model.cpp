@@ -60,7 +60,8 @@ void SlurmModel::build_node_order(const ClusterConfig& cluster) {
   std::map<std::string, int32_t> weight_of;
   for (const auto& d : cfg_.nodes) weight_of[d.name] = d.weight;
   for (const auto& [n, wgt] : cfg_.inline_weights) weight_of.emplace(n, wgt);  // slurm.conf's Weight wins
-  std::vector<int32_t> w(nn_, 1);
+  std::vector<int32_t>& w = node_weight_;
+  w.assign(nn_, 1);
   for (size_t n = 0; n < nn_; ++n)
     if (auto it = weight_of.find(cluster.node_names[n]); it != weight_of.end()) w[n] = it->second;
   node_order_.resize(nn_);

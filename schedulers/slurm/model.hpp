@@ -519,6 +519,7 @@ class SlurmModel final : public Scheduler {
   int32_t max_node_gpus_ = 1;
   std::vector<NodeIdx> node_order_;  // nodes by (Weight, index)
   bool weighted_ = false;            // some node's Weight differs from another's
+  std::vector<int32_t> node_weight_;  // slurm.conf Weight by node (1 where unset)
   std::vector<PartRt> part_;
   std::vector<QosRt> qos_;
   std::vector<AssocRt> assoc_;

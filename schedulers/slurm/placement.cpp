@@ -64,14 +64,9 @@ void SlurmModel::build_topology(const Workload& wl, const ClusterConfig& cluster
     blocks_.members = topo::group_nodes(blocks_.block_of_node, groups_, node_order_);
   }
   if (weighted_) {
-    // Weight tiers first (eval_nodes_topo's node weight list): the candidates are the lowest weights that can hold a job.
-    std::map<std::string, int32_t> weight_of;
-    for (const auto& d : cfg_.nodes) weight_of[d.name] = d.weight;
-    for (const auto& [n, wgt] : cfg_.inline_weights) weight_of.emplace(n, wgt);
-    std::vector<int32_t> w(nn_, 1);
-    for (size_t n = 0; n < nn_; ++n)
-      if (auto it = weight_of.find(cluster.node_names[n]); it != weight_of.end()) w[n] = it->second;
-    tree_.node_weight = blocks_.node_weight = w;
+    // Weight tiers first (eval_nodes_topo's node weight list): the candidates are the lowest
+    // weights that can hold a job.
+    tree_.node_weight = blocks_.node_weight = node_weight_;
     tree_.by_weight = blocks_.by_weight = node_order_;
   }
   const size_t nj = wl.jobs.size();
