@@ -2,9 +2,8 @@
 // The `slurm` model: Slurm 22.05's slurmctld scheduling (main loop + backfill), multifactor
 // priority with fair-share, QOS/association limits, preempt/qos and reservations, driven by a
 // SlurmConfig read from slurm.conf + sacctmgr dump (+ topology.conf, gres.conf) or inline JSON.
-// Rules and their sources: Slurm's documentation (slurm.conf(5), sched_config.html,
-// priority_multifactor.html, fair_tree.html, preempt.html, reservations.html) and source
-// (src/slurmctld/job_scheduler.c, src/plugins/sched/backfill/backfill.c).
+// Rules and their sources: README.md beside this file maps each file to the slurmctld source
+// files and Slurm documentation it follows.
 #include <memory>
 #include <string>
 

@@ -99,7 +99,7 @@ bool fits_in(const JobSpec& job, std::span<const int32_t> free, Scratch& s, std:
 
 // eval_nodes_topo walks nodes by increasing Weight and stops at the first weight tier after
 // which the nodes taken so far can hold the job: only those are candidates, so a lower Weight
-// wins over a better topology (spec §7: "node Weight overrides it"). `allowed` itself when no
+// wins over a better topology (eval_nodes_topo: node Weight comes first). `allowed` itself when no
 // weights are set or only all tiers together hold the job.
 std::span<const uint8_t> lowest_weights(const JobSpec& job, std::span<const int32_t> free, std::span<const uint8_t> allowed,
                                         std::span<const int32_t> weight, std::span<const NodeIdx> by_weight,
@@ -378,7 +378,7 @@ bool tree_core(const JobSpec& job, std::span<const int32_t> free, std::span<cons
   const auto under = std::span<const uint32_t>(t.leaves).subspan(t.leaves_off[top], t.leaves_off[top + 1] - t.leaves_off[top]);
   if (!greedy_groups(job, free, allowed, t.members, under, s.metric, M.need, max_node_gpus, s, out)) return false;
   oc.spans = count_groups(out, t.leaf_of_node, s.seen);
-  // --switches=N (spec §7): more leaves than N waits (eval_nodes_topo: best_switch = false,
+  // --switches=N (sbatch(1)): more leaves than N waits (eval_nodes_topo: best_switch = false,
   // "test 0 fail: waiting for switches") until max wait has passed.
   if (max_leaves > 0 && oc.spans > max_leaves && !best_effort) {
     oc.switch_wait = true;
@@ -435,7 +435,7 @@ bool block_core(const JobSpec& job, std::span<const int32_t> free, std::span<con
   }
   const Metric M(job);
   // Nodes per aggregated block at each level: the smallest level with a block of at least the
-  // job's node count is the job's level (spec §7: strictly inside it).
+  // job's node count is the job's level (eval_nodes_block.c: strictly inside it).
   uint32_t L = 0;
   bool found = false;
   for (size_t k = 0; k < b.level_blocks.size() && !found; ++k)

@@ -1,5 +1,5 @@
 #pragma once
-// Topology-aware placement of the slurm model (spec slurm-model.md §7): topology/tree (lowest
+// Topology-aware placement of the slurm model (topology.html): topology/tree (lowest
 // switch that covers the job, best fit on its leaves, --switches) and topology/block (smallest
 // block level that fits, best fit within, --segment). Pure functions over a flat tree and a
 // per-node free-GPU vector, like schedulers/common/placement.hpp; the caller owns every buffer.
@@ -57,7 +57,7 @@ std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::
 // there are several: what a fabric's edge switches give without a topology.conf.
 Tree tree_from_leaves(std::span<const uint32_t> node_leaf, std::span<const std::string> leaf_names);
 
-// Block topology: base blocks and the aggregation levels (spec §7, topology/block).
+// Block topology: base blocks and the aggregation levels (topology/block, topology.conf(5)).
 struct Blocks {
   std::vector<std::string> names;       // base blocks
   std::vector<uint32_t> block_of_node;  // by node: its base block
@@ -100,7 +100,7 @@ struct Outcome {
 // leaves best-fit: the smallest leaf that holds the rest alone, else the largest, until it fits.
 // Nodes within a leaf go in Tree::members order (set it from slurm.conf Weight with group_nodes). A job never spans switches without a
 // common parent. With node weights, only the lowest Weight tiers that together can hold the job
-// are candidates (eval_nodes_topo's node weight list: Weight overrides topology, spec §7).
+// are candidates (eval_nodes_topo's node weight list: Weight overrides topology).
 // `max_leaves` > 0 (--switches): a placement over more leaves is refused
 // (Outcome::switch_wait) unless `best_effort` (the wait is over). `out` lists shares in node
 // order. Returns false with `out` empty when it does not fit.

@@ -131,3 +131,44 @@ TEST_CASE("slurm §6: PURGE_COMP[=t] deletes a reservation idle for t; its later
     }
   }
 }
+
+// A recurring reservation whose window is shorter than a job's time limit can hold that job in
+// none of its occurrences (not FLEX: the job must fit inside the window). The run must still
+// end: a job that asked for it stays pending (Reason=Reservation) without a wake-up for every
+// occurrence, and one that MAGNETIC only attracted runs outside it, as slurmctld queues such a
+// job once without the reservation too (job_scheduler.c build_job_queue). Both ran forever, one
+// pass a day, before. The horizon only bounds the check: the passes must not go on to it.
+TEST_CASE("slurm §6: a job longer than every window of a recurring reservation does not run the clock forever",
+          "[slurm][resv]") {
+  const double horizon_s = 30 * 86400;
+  SECTION("asked for it: pending with Reason=Reservation") {
+    SlurmConfig c;
+    auto r = resv("daily", 0, 3600);
+    r.nodes = {"n001"};
+    r.period = sl::Reservation::Period::Daily;
+    c.reservations = {r};
+    auto res = run(c, {{1, 0, 600, 7200, 8, 0, "u1", "", "", "", "var"}, {2, 0, 600, 3000, 8, 0, "u1", "", "", "", "var"}}, 2,
+                   8, horizon_s);
+    CHECK(res->start(1) == -1);
+    CHECK(res->reason(1) == "Reservation");
+    CHECK(res->start(2) == 0);  // fits the window: runs in it
+    CHECK(res->nodes(2) == std::vector<std::string>{"n001"});
+    CHECK(res->report["main_passes"].get<uint64_t>() < 10);
+  }
+  SECTION("MAGNETIC only: runs outside it") {
+    SlurmConfig c;
+    auto r = resv("daily", 0, 3600);
+    r.nodes = {"n001"};
+    r.users = {"u9"};
+    r.request_classes = {};
+    r.magnetic = true;
+    r.period = sl::Reservation::Period::Daily;
+    c.reservations = {r};
+    auto res = run(c, {{1, 0, 600, 7200, 8, 0, "u9"}, {2, 0, 600, 3000, 8, 0, "u9"}}, 2, 8, horizon_s);
+    CHECK(res->start(1) == 0);
+    CHECK(res->nodes(1) == std::vector<std::string>{"n002"});
+    CHECK(res->start(2) == 0);  // fits the window: attracted into it
+    CHECK(res->nodes(2) == std::vector<std::string>{"n001"});
+    CHECK(res->report["main_passes"].get<uint64_t>() < 10);
+  }
+}

@@ -1,10 +1,18 @@
-// Policy changes in the slurm model (issue 9). Included by model.cpp inside its anonymous
-// namespace, because SlurmModel is local to that translation unit. Every change takes effect at
-// once, as in slurmctld: a QOS or weight edit (sacctmgr modify qos / scontrol reconfigure)
-// applies to the next scheduling pass; scontrol create/update/delete reservation changes what
-// the next pass plans around; deleting an association cancels its running and pending jobs now,
-// and jobs of it submitted later are cancelled at submission (the issue's rule; a real sacctmgr
-// may refuse while jobs are active, which would only be stricter).
+// Policy changes at run time, applied at once as slurmctld does: sacctmgr modify qos and
+// scontrol reconfigure (weights) reach the next pass; scontrol create/update/delete reservation
+// changes what it plans around (scontrol(1), sacctmgr(1)). Deleting an association cancels its
+// running and pending jobs now, and its later jobs at submission (a real sacctmgr may refuse
+// while jobs are active, which would only be stricter).
+#include <algorithm>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "schedulers/slurm/model.hpp"
+#include "sim/core/error.hpp"
+
+namespace floorsim::slurm {
+namespace {
 
 namespace policy_detail {
 
@@ -186,6 +194,7 @@ bool parse_resv(const nlohmann::json& v, Reservation& r, std::string& err) {
 }
 
 }  // namespace policy_detail
+}  // namespace
 
 ChangeOutcome SlurmModel::on_policy_change(const PolicyChange& c, const Snapshot& v, Decisions& out) {
   ChangeOutcome o;
@@ -586,3 +595,5 @@ ChangeScope SlurmModel::change_scope(const PolicyChange& c, const Snapshot& v) c
   s.known = true;
   return s;
 }
+
+}  // namespace floorsim::slurm

@@ -1,0 +1,524 @@
+// The backfill pass: the node-space map, will-run tests with running jobs released in end-time
+// groups, and reservations of future starts. Follows src/plugins/sched/backfill/backfill.c
+// (_attempt_backfill) and src/plugins/select/cons_tres/job_test.c (_will_run_test); https://slurm.schedmd.com/sched_config.html.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "schedulers/common/placement.hpp"
+#include "schedulers/slurm/model.hpp"
+#include "sim/core/error.hpp"
+
+namespace floorsim::slurm {
+
+constexpr SimTime kYear_s = 365.0 * 86400;  // an infinite time limit in the backfill map (_set_backfill_timelimits)
+
+inline void SlurmModel::map_reset(SimTime begin, SimTime end) {
+  slices_.clear();
+  slices_.push_back({begin, end, kNoIdx});
+  nw_ = (nn_ + 63) / 64;
+  slice_mask_.assign(nw_, 0);
+  pack_nonzero(avail_.data(), nn_, slice_mask_.data());
+  avail_bits_ = slice_mask_;
+}
+
+// Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
+// at or past the map's end).
+uint32_t SlurmModel::map_split(SimTime t, uint32_t from) {
+  for (uint32_t i = from; i != kNoIdx; i = slices_[i].next) {
+    Slice& s = slices_[i];
+    if (s.begin == t) return i;
+    if (s.begin < t && t < s.end) {
+      const uint32_t k = static_cast<uint32_t>(slices_.size());
+      slices_.push_back({t, s.end, s.next});
+      slices_[i].end = t;
+      slices_[i].next = k;
+      slice_mask_.resize(slice_mask_.size() + nw_);
+      std::copy_n(slice_mask_.begin() + static_cast<ptrdiff_t>(i * nw_), nw_, slice_mask_.begin() + static_cast<ptrdiff_t>(k * nw_));
+      return k;
+    }
+  }
+  return kNoIdx;
+}
+
+// `from`: a slice that begins at or before `start` (a hint: the walk starts there).
+inline void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
+  if (start < slices_[0].begin) {
+    start = slices_[0].begin;
+    from = 0;
+  }
+  if (end <= start) return;
+  const uint32_t a = map_split(start, from);
+  if (a == kNoIdx) return;
+  map_split(end, a);
+  for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
+    for (size_t w = 0; w < nw_; ++w) slice_mask_[i * nw_ + w] &= ~share_bits_[w];  // whole nodes (backfill.c _add_reservation)
+}
+
+// ct:_will_run_test: release running jobs in end-time order, in groups (see below); the first
+// group after which the job fits gives its start.
+bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s) {
+  proj_.resize(nn_);
+  // sum: GPUs on usable nodes, a necessary condition checked before the placement (speed).
+  int64_t sum = 0, cap = 0;
+  {
+    int32_t* __restrict pj = proj_.data();
+    const int32_t* __restrict fr = free_.data();
+    const int32_t* __restrict cg = v.cluster.capacity_gpus.data();
+    const uint8_t* __restrict mk = mask_.data();
+    int32_t s32 = 0, c32 = 0;  // GPU counts of one cluster fit in 32 bits
+    const size_t nn = nn_;
+    for (size_t n = 0; n < nn; ++n) {
+      const int32_t m = -static_cast<int32_t>(mk[n] != 0);  // 0 or all ones
+      pj[n] = fr[n] & m;
+      s32 += fr[n] & m;
+      c32 += cg[n] & m;
+    }
+    sum = s32;
+    cap = c32;
+  }
+  if (cap < js.gpus) return false;  // not even an empty map holds it
+  // "Preemptable jobs are removed first when the job is a preemptor" (cons_tres _will_run_test): the jobs it may
+  // preempt (try_preempt's eligibility, PreemptExemptTime included) are released at now.
+  for (JobIdx r : pre_) pre_mark_[r] = 0;
+  pre_.clear();
+  if (is_preemptor(j))
+    for (JobIdx r : v.running) {
+      SimTime exempt_until;
+      if (!preemptable(v, jqos_[j], r, exempt_until)) continue;
+      pre_.push_back(r);
+      pre_mark_[r] = 1;
+      for (const auto& s : v.allocation_of(r))
+        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+    }
+  if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
+    start_s = v.now;
+    return true;
+  }
+  // The release groups of _will_run_test (ReleaseGroups).
+  SimTime last_end = 0;
+  size_t walked = 0;
+  auto release = [&](size_t k) {
+    const EndRec& er = ends_[k];
+    if (er.cnt == 0 && pre_mark_[er.job]) return false;  // a preemptee, released at now already
+    const auto alloc = end_alloc(v, er);
+    bool usable = false;
+    for (const auto& s : alloc) usable |= mask_[s.node] != 0;
+    if (!usable) return false;
+    // A released job of a reservation frees reserved GPUs: they stay out of reach of
+    // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
+    const uint32_t rk = adj_on_ ? jresv_[er.job] : kNoIdx;
+    if (rk == kNoIdx) {
+      for (const auto& s : alloc)
+        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+    } else {
+      const bool ins = rk == jresv_[cur_job_];
+      const bool outs = !ins && resv_overlap_[rk];
+      for (const auto& s : alloc) {
+        if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+        if (outs) adj_sub_[s.node] += s.gpus;
+        if (ins && adj_cap_[s.node] >= 0) adj_cap_[s.node] += s.gpus;
+      }
+    }
+    return true;
+  };
+  if (!release_walk(release, [&] { return (adj_on_ || sum >= js.gpus) && fit(js, proj_); }, last_end, walked)) return false;
+  start_s = last_end <= v.now ? v.now + 1 : last_end;
+  return true;
+}
+
+// Before will_run_fast, for a backfill retry on the fast path (no advanced reservation): if the
+// job's mask holds fewer than `gpus` GPUs even with every job ending by later_start released,
+// will_run_fast's answer is after later_start or there is none; both mean a retry at
+// later_start (1), unless its answer is past the window, which the same sum at the window's
+// end tells (-1: no reservation). 0: will_run_fast must answer. Level k holds the ends before
+// index k; ends at index k or later all end after time x when k = first_after(x).
+// kx: first_after of an earlier later_start of the same test (they only grow), or 0.
+inline int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx) {
+  if (!plan_ok_) build_plan(v);
+  if (planes_ == 0) return 0;
+  kx = first_after_from(later_start, kx);
+  if (plan_sum(level(kx)) >= gpus) return 0;
+  if (!plan_fits_ever(gpus)) return 1;  // no answer
+  // An answer is the end time of a released job (or now + 1), so it is within the window when
+  // every job ends within it.
+  if (end_max_ <= window_end) return 1;
+  // Past the window: the answer's level is after every end by window_end. (Over 201 ends a
+  // group may be skipped, and will_run_fast may have no answer: then it must say.)
+  if (ends_.size() <= 201 && plan_sum(level(first_after(window_end))) < gpus) return -1;
+  return 0;
+}
+
+// Before the mask walk of a backfill retry: the mask is the AND of the slices over the job's
+// time, so the first slice alone bounds it. When even that bound holds fewer than `gpus` GPUs
+// with every job ending by later_start released, and every job ends within the window,
+// retry_by_sums would answer 1 on the real mask: retry (true) without walking.
+inline bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
+                                SimTime window_end, size_t& kx) {
+  if (!plan_ok_) build_plan(v);
+  if (planes_ == 0 || end_max_ > window_end) return false;
+  kx = first_after_from(later_start, kx);
+  set_mbits(slice_mask_.data() + slice * nw_, pbits);
+  return plan_sum(level(kx)) < gpus;
+}
+
+bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+  if (!plan_ok_) build_plan(v);
+  if (planes_ == 0) {
+    lazy_ok_ = false;  // will_run's own placement (shares_) stands
+    expand_bits(mbits_, mask_);
+    return will_run(v, cur_bf_job_, js, start_s);
+  }
+  if (!plan_fits_ever(js.gpus)) return false;
+  lazy_ok_ = true;
+  if (plan_sum(level(0)) >= js.gpus) {
+    lazy_k_ = 0;
+    start_s = v.now;
+    return true;
+  }
+  // The plan's groups count every running job; will_run skips a job on none of the tested
+  // job's nodes, which can move the groups. Such a mask walks the ends itself (the sums on the
+  // mask are the levels' all the same: a skipped job adds nothing there).
+  bool meets_all = true;
+  for (size_t w = 0; w < nw_ && meets_all; ++w) meets_all = (run_bits_[w] & ~mbits_[w]) == 0;
+  if (!meets_all) {
+    size_t next_k = 0;
+    auto release = [&](size_t k) {
+      const uint64_t* eb = end_bits_.data() + k * nw_;
+      uint64_t any = 0;
+      if (nw_ == 2) any = (eb[0] & mbits_[0]) | (eb[1] & mbits_[1]);  // up to 128 nodes
+      else if (nw_ == 1) any = eb[0] & mbits_[0];
+      else
+        for (size_t w = 0; w < nw_; ++w) any |= eb[w] & mbits_[w];
+      next_k = k + 1;
+      return any != 0;
+    };
+    SimTime last_end = 0;
+    size_t walked = 0;
+    if (!release_walk(release, [&] { return plan_sum(level(next_k)) >= js.gpus; }, last_end, walked)) return false;
+    lazy_k_ = static_cast<uint32_t>(next_k);
+    start_s = last_end <= v.now ? v.now + 1 : last_end;
+    return true;
+  }
+  size_t lo = 1, hi = grp_k_.size() - 1;  // the first tested level with sum >= gpus is in [lo, hi]
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (plan_sum(level(grp_k_[mid])) >= js.gpus) hi = mid;
+    else lo = mid + 1;
+  }
+  lazy_k_ = grp_k_[lo];
+  const SimTime e = lvl_t_[lazy_k_];
+  start_s = e <= v.now ? v.now + 1 : e;
+  return true;
+}
+
+// The placement will_run would have made for will_run_fast's answer (same projection on the
+// same mask, so the same shares_).
+bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
+  shares_lazy_ = false;
+  if (!lazy_ok_) return !shares_.empty();  // will_run answered (and placed) itself
+  if (!weighted_) {
+    // placement::first_fit_masked on the level's values, visiting only the mask's nodes.
+    const uint64_t* P = level(lazy_k_);
+    auto value = [&](size_t n) {
+      int32_t x = 0;
+      for (int b = 0; b < planes_; ++b) x |= static_cast<int32_t>((P[b * nw_ + (n >> 6)] >> (n & 63)) & 1) << b;
+      return x;
+    };
+    shares_.clear();
+    // Nodes with no GPU at the level are skipped by first_fit_masked either way.
+    for (size_t w = 0; w < nw_; ++w) {
+      uint64_t any = 0;
+      for (int b = 0; b < planes_; ++b) any |= P[b * nw_ + w];
+      mbits_[w] &= any;
+    }
+    if (planes_ == 1) {
+      // Every node left holds one GPU: the first `gpus` of them (a single-node fit of 1 GPU
+      // is the first one too).
+      // Kept as a node bitset (what the map needs); shares_from_bits() lists them for a start.
+      int32_t need = js.gpus;
+      share_bits_.assign(nw_, 0);
+      for (size_t w = 0; w < nw_ && need > 0; ++w) {
+        uint64_t m = mbits_[w];
+        const int c = popcount64(m);
+        if (c <= need) {
+          share_bits_[w] = m;
+          need -= c;
+          continue;
+        }
+        uint64_t take = 0;
+        for (; need > 0; m &= m - 1, --need) take |= m & (~m + 1);
+        share_bits_[w] = take;
+      }
+      if (need > 0) return false;
+      shares_lazy_ = true;
+      return true;
+    }
+    // One node holding the job: the first in node order whose value is >= gpus, compared on the
+    // bit planes a word (64 nodes) at a time, from the top plane down.
+    if (js.gpus <= max_node_gpus_ && (js.gpus >> planes_) == 0)
+      for (size_t w = 0; w < nw_; ++w) {
+        uint64_t gt = 0, eq = mbits_[w];
+        for (int b = planes_ - 1; b >= 0 && eq != 0; --b) {
+          const uint64_t pb = P[b * nw_ + w];
+          if ((js.gpus >> b) & 1) {
+            eq &= pb;
+          } else {
+            gt |= eq & pb;
+            eq &= ~pb;
+          }
+        }
+        if (const uint64_t ge = gt | eq; ge != 0) {
+          shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(ge))), js.gpus});
+          return true;
+        }
+      }
+    int32_t need = js.gpus;
+    for (size_t w = 0; w < nw_ && need > 0; ++w)
+      for (uint64_t m = mbits_[w]; m != 0 && need > 0; m &= m - 1) {
+        const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(m));
+        const int32_t x = value(n);
+        if (x <= 0) continue;
+        const int32_t g = x < need ? x : need;
+        shares_.push_back({static_cast<NodeIdx>(n), g});
+        need -= g;
+      }
+    if (need > 0) shares_.clear();
+    return need == 0;
+  }
+  expand_bits(mbits_, mask_);
+  proj_.resize(nn_);
+  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
+  for (size_t k = 0; k < lazy_k_; ++k)
+    for (const auto& s : end_alloc(v, ends_[k]))
+      if (mask_[s.node]) proj_[s.node] += s.gpus;
+  return fit(js, proj_);
+}
+
+// The map and the release order of a backfill pass: the map over [now, now + bf_window] in
+// bf_resolution steps on the available nodes, and every running job's end (start + time limit;
+// over-limit ones + KillWait + OverTimeLimit). Jobs started in this pass are in ends_ already.
+void SlurmModel::backfill_begin(const Snapshot& v) {
+  ++bf_passes_;
+  const auto& sp = cfg_.sched;
+  const SimTime res = sp.bf_resolution_s > 0 ? sp.bf_resolution_s : 1;
+  avail_.assign(v.cluster.node_up.begin(), v.cluster.node_up.end());
+  const SimTime map_begin = std::floor(v.now / res) * res;
+  map_reset(map_begin, std::floor((v.now + sp.bf_window_s) / res) * res);
+  for (JobIdx r : v.running) {
+    if (stopping_[r] == 1) continue;  // preempted in this pass without grace: already free
+    SimTime t = v.runs[r].limit_end_s;
+    if (t <= v.now) t = t + sp.kill_wait_s + sp.over_time_limit_s;
+    if (v.runs[r].stop_s >= 0) t = std::min(t, v.runs[r].stop_s);
+    if (stopping_[r] == 2) t = std::min(t, v.now + qos_[jqos_[r]].q.grace_time_s);
+    ends_.push_back({t, r, 0, 0});
+  }
+  // (end, job) is a total order (a job has one end), so an in-place sort gives the one order.
+  std::sort(ends_.begin(), ends_.end(), end_before);
+  if (sp.bf_max_job_user > 0) bf_user_.assign(nusers_, 0);
+  plan_ok_ = false;
+  accw_.resize(nw_);
+  mbits_.resize(nw_);
+}
+
+void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
+  backfill_begin(v);
+  const auto& sp = cfg_.sched;
+  int64_t tested = 0;
+  for (JobIdx j : order_) {
+    if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;
+    const JobSpec& js = v.jobs[j];
+    const SimTime begin = begin_time(v, j);
+    if (begin > v.now) continue;
+    if (static_reason(v, j)) continue;
+    SimTime limit = job_limit(j, js);
+    // Over a limit: skipped with no reservation (acct_policy_job_runnable_pre_select).
+    if (uint16_t r = limit_reason(v, j, limit)) {
+      out.set_reason(j, r);
+      continue;
+    }
+    if (sp.bf_max_job_user > 0) {
+      if (bf_user_[js.user] >= sp.bf_max_job_user) continue;
+      ++bf_user_[js.user];
+    }
+    if (tested >= sp.bf_max_job_test) break;
+    ++tested;  // counts jobs that reach the select test
+    backfill_job(v, j, limit, out);
+  }
+}
+
+// The nodes free over every slice from `first` that begins by end_time (accw_).
+[[gnu::always_inline]] inline void SlurmModel::and_slices(uint32_t first, SimTime end_time) {
+  uint64_t* __restrict acc = accw_.data();
+  if (nw_ == 2) {  // up to 128 nodes: the common case, in registers
+    uint64_t a0 = ~uint64_t{0}, a1 = ~uint64_t{0};
+    const uint64_t* sm = slice_mask_.data();
+    for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
+      if (slices_[i].begin > end_time) break;
+      a0 &= sm[2 * i];
+      a1 &= sm[2 * i + 1];
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+  } else if (nw_ == 1) {  // up to 64 nodes
+    uint64_t a0 = ~uint64_t{0};
+    const uint64_t* sm = slice_mask_.data();
+    for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
+      if (slices_[i].begin > end_time) break;
+      a0 &= sm[i];
+    }
+    acc[0] = a0;
+  } else {
+    for (size_t w = 0; w < nw_; ++w) acc[w] = ~uint64_t{0};
+    for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
+      if (slices_[i].begin > end_time) break;
+      const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
+      for (size_t w = 0; w < nw_; ++w) acc[w] &= sm[w];
+    }
+  }
+}
+
+// A job that fits now starts; a preemptor that fits only by preempting preempts as the main
+// loop does, or does not start. False: it does not start.
+bool SlurmModel::backfill_start(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime limit, bool fast, Decisions& out) {
+  if (fast && place_lazy(v, js) && shares_lazy_) shares_from_bits();
+  if (is_preemptor(j) && !pre_.empty() && !fit(js, free_)) {
+    bool waiting = false;
+    const bool ok = try_preempt(v, j, out, waiting);
+    // Victims stopped at once are free now: they leave the release order.
+    ends_.erase(std::remove_if(ends_.begin(), ends_.end(), [&](const EndRec& e) { return e.cnt == 0 && stopping_[e.job] == 1; }),
+                ends_.end());
+    plan_ok_ = false;
+    if (!ok) return false;
+  }
+  start(v, j, out, limit);
+  plan_ok_ = false;  // free_ and ends_ changed
+  considered_[j] = 2;
+  ++bf_starts_;
+  return true;
+}
+
+// _add_reservation: the chosen whole nodes leave the map over [start, end] (start and end at
+// the resolution; _set_slot_time: 22.05 rounds the end down, master rounds up). False: the
+// nodes are not free in the map over that time, retry from t.
+[[gnu::always_inline]] inline bool SlurmModel::backfill_reserve(const Snapshot& v, const JobSpec& js, SimTime t, SimTime comp_limit,
+                                                                 uint32_t first, bool fast, bool retry_ok) {
+  const SimTime res = cfg_.sched.bf_resolution_s > 0 ? cfg_.sched.bf_resolution_s : 1;
+  SimTime end_res = t + comp_limit;
+  end_res = cfg_.version == Version::V22_05 ? std::floor(end_res / res) * res : std::ceil(end_res / res) * res;
+  const SimTime start_rounded = std::floor(t / res) * res;
+  if (!fast || !place_lazy(v, js) || !shares_lazy_) {
+    share_bits_.assign(nw_, 0);
+    for (const auto& sh : shares_) share_bits_[sh.node >> 6] |= uint64_t{1} << (sh.node & 63);
+  }
+  bool overlap = false;
+  // Slices before `first` end by start_rounded (boundaries are multiples of the resolution).
+  for (uint32_t i = first; i != kNoIdx && !overlap; i = slices_[i].next) {
+    const Slice& s = slices_[i];
+    if (s.end <= start_rounded || s.begin >= end_res) continue;
+    for (size_t w = 0; w < nw_; ++w) overlap |= (share_bits_[w] & ~slice_mask_[i * nw_ + w]) != 0;
+  }
+  if (overlap && retry_ok) return false;
+  map_add(start_rounded, end_res, first);
+  return true;
+}
+
+// One job's backfill test (_attempt_backfill's loop body): tested against partition, available
+// nodes and every slice over [start, start + limit], retried at later slice boundaries; it
+// starts now, gets a planned start (and its nodes leave the map), or neither.
+void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisions& out) {
+  const auto& sp = cfg_.sched;
+  const JobSpec& js = v.jobs[j];
+  const PartRt& P = part_[jpart_[j]];
+  // _set_backfill_timelimits: min(job, partition MaxTime); infinite -> 1 year.
+  SimTime comp_limit = std::min(limit, P.max_time_s);
+  if (!std::isfinite(comp_limit)) comp_limit = kYear_s;
+  const bool no_reserve = qos_[jqos_[j]].q.flags.no_reserve;
+  // NoReserve with preemption on: tested as a 1-minute job so it fits any gap (backfill.c).
+  const SimTime test_limit = (no_reserve && preempt_on_) ? 60 : comp_limit;
+  const bool fast = sum_decides(js) && !is_preemptor(j);  // a preemptor's releases differ (will_run)
+  cur_bf_job_ = j;
+  const uint64_t* pbits = part_bits_.data() + jpart_[j] * nw_;
+  SimTime start_res = v.now;
+  SimTime later_start = 0;
+  uint32_t first = 0;  // the map's first slice
+  size_t kx = 0;       // retry_by_sums' level for the last later_start
+  for (int guard = 0; guard < 10000; ++guard) {
+    const SimTime end_time = start_res + test_limit;
+    // Slices are contiguous and start_res only grows while one job is tested, so the walk
+    // starts at the first slice that ends after start_res (kept across retries).
+    while (first != kNoIdx && slices_[first].end <= start_res) first = slices_[first].next;
+    later_start = 0;
+    if (first != kNoIdx && slices_[first].next != kNoIdx) later_start = slices_[first].end;
+    // The first slice alone bounds the mask (the walk only ANDs more in): when even it cannot
+    // hold the job by later_start, retry_by_sums would answer 1 (every end within the window),
+    // so the walk is skipped.
+    if (fast && later_start > 0 && retry_on_slice(v, js.gpus, first, pbits, later_start, v.now + sp.bf_window_s, kx)) {
+      start_res = later_start;
+      continue;
+    }
+    and_slices(first, end_time);
+    if (fast) {
+      set_mbits(accw_.data(), pbits);
+    } else {
+      expand_bits(accw_, mask_);
+      const size_t nn = nn_;
+      uint8_t* __restrict mk = mask_.data();
+      const uint8_t* __restrict av = avail_.data();
+      const uint8_t* __restrict pm = P.mask.data();
+      for (size_t n = 0; n < nn; ++n) mk[n] &= av[n] & pm[n];
+    }
+    SimTime wait = kNever;
+    if (!resv_prepare(j, start_res, end_time, wait)) {
+      if (std::isfinite(wait) && wait > start_res && wait <= v.now + sp.bf_window_s) {
+        start_res = wait;
+        continue;
+      }
+      break;
+    }
+    // A retry is decided by sums alone when the job cannot fit by later_start: see retry_by_sums.
+    if (fast && later_start > 0) {
+      const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s, kx);
+      if (r > 0) {
+        start_res = later_start;
+        continue;
+      }
+      if (r < 0) break;
+    }
+    SimTime t = 0;
+    if (!(fast ? will_run_fast(v, js, t) : will_run(v, j, js, t))) {
+      // job_test_resv: an advanced reservation in the way moves the start to its end.
+      if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
+          (later_start == 0 || resv_next_free_ < later_start))
+        later_start = resv_next_free_;
+      if (later_start > 0) {
+        start_res = later_start;
+        continue;
+      }
+      break;  // never fits: no reservation
+    }
+    t = std::max(t, start_res);
+    if (t <= v.now) {
+      backfill_start(v, j, js, limit, fast, out);
+      break;
+    }
+    if (t > v.now + sp.bf_window_s) break;  // too far in the future to reserve
+    if (later_start > 0 && t > later_start) {
+      start_res = later_start;
+      continue;
+    }
+    planned_[j] = t;
+    if (no_reserve) break;  // NoReserve: never in the map
+    // The chosen nodes must be free in the map over [start, end]; else try from t.
+    if (!backfill_reserve(v, js, t, comp_limit, first, fast, t > start_res)) {
+      start_res = t;
+      continue;
+    }
+    break;
+  }
+}
+
+}  // namespace floorsim::slurm

@@ -1,0 +1,205 @@
+// The backfill pass's release plan: the projected free GPUs after each release group of
+// cons_tres _will_run_test kept once per pass as node bit planes, so a will-run test is a few
+// popcounts (same answers as backfill.cpp's will_run; src/plugins/select/cons_tres/job_test.c).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "schedulers/common/placement.hpp"
+#include "schedulers/slurm/model.hpp"
+#include "sim/core/error.hpp"
+
+namespace floorsim::slurm {
+
+// Where every capacity, free count and release is 0 or 1 GPU on a node (1-GPU nodes), the
+// levels are node bitsets built by ORs alone; false (nothing usable built) where that fails.
+inline bool SlurmModel::build_plan_ones(const Snapshot& v) {
+  if (cap_max_ > 1 || cap_min_ < 0) return false;
+  const size_t ne = ends_.size();
+  if ((ne + 1) * nw_ > (size_t{1} << 22)) return false;
+  const int32_t* __restrict fr = free_.data();
+  int32_t odd = 0;  // a free count other than 0 or 1 (negative ones included)
+  for (size_t n = 0; n < nn_; ++n) odd |= fr[n] & ~int32_t{1};
+  if (odd != 0) return false;
+  if (cap_planes_ != 1) {
+    cap_planes_ = 1;
+    cap_bits_.assign(nw_, 0);
+    for (size_t n = 0; n < nn_; ++n) cap_bits_[n >> 6] |= static_cast<uint64_t>(cap_src_[n] & 1) << (n & 63);
+  }
+  lvl_bits_.resize((ne + 1) * nw_);
+  lvl_t_.resize(ne + 1);
+  lvl_t_[0] = v.now;
+  pack_nonzero(fr, nn_, lvl_bits_.data());  // the values are 0 or 1
+  const bool ok = fill_levels(v, nw_, [](uint64_t* level, const NodeShare& s) {
+    const uint64_t b = uint64_t{1} << (s.node & 63);
+    if (s.gpus != 1 || (level[s.node >> 6] & b) != 0) return false;  // a value other than 0 or 1
+    level[s.node >> 6] |= b;
+    return true;
+  });
+  if (!ok) return false;
+  // A projection over capacity (a node of 0 GPUs holding one) makes the capacity test count.
+  uint64_t over = 0;
+  const uint64_t* last = lvl_bits_.data() + ne * nw_;
+  for (size_t w = 0; w < nw_; ++w) over |= last[w] & ~cap_bits_[w];
+  cap_needed_ = over != 0;
+  return true;
+}
+
+// Levels 1..ends: each the previous one with the shares of ends_[k - 1] applied by add(level,
+// share) (false: give up, and so does this), with lvl_t_, end_bits_ and run_bits_. Level 0 and
+// lvl_t_[0] are the caller's.
+template <class Add>
+inline bool SlurmModel::fill_levels(const Snapshot& v, size_t per, Add&& add) {
+  const size_t ne = ends_.size();
+  end_bits_.assign(ne * nw_, 0);
+  run_bits_.assign(nw_, 0);
+  for (size_t k = 0; k < ne; ++k) {
+    uint64_t* level = lvl_bits_.data() + (k + 1) * per;
+    std::copy_n(level - per, per, level);
+    lvl_t_[k + 1] = ends_[k].t;
+    uint64_t* eb = end_bits_.data() + k * nw_;
+    for (const auto& s : end_alloc(v, ends_[k])) {
+      if (!add(level, s)) return false;
+      eb[s.node >> 6] |= uint64_t{1} << (s.node & 63);
+    }
+    for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= eb[w];
+  }
+  return true;
+}
+
+// Capacities rarely change: a copy is kept with its range; the capacity planes are rebuilt when
+// it changes (cap_planes_ = 0).
+inline bool SlurmModel::caps_refresh(const Snapshot& v) {
+  const auto& cg = v.cluster.capacity_gpus;
+  if (std::equal(cap_src_.begin(), cap_src_.end(), cg.begin(), cg.end())) return false;
+  cap_src_.assign(cg.begin(), cg.end());
+  cap_max_ = cap_src_.empty() ? 0 : *std::max_element(cap_src_.begin(), cap_src_.end());
+  cap_min_ = cap_src_.empty() ? 0 : *std::min_element(cap_src_.begin(), cap_src_.end());
+  cap_planes_ = 0;
+  return true;
+}
+
+// A backfill cycle after submissions only sees the running jobs, their ends and the free GPUs
+// of the cycle before: the plan built then is this one (only level 0's time moves to now).
+inline bool SlurmModel::plan_reusable() const {
+  if (!plan_key_ok_ || ends_.size() != plan_ends_.size() || free_ != plan_free_) return false;
+  for (size_t k = 0; k < ends_.size(); ++k) {
+    const EndRec& a = ends_[k];
+    const EndRec& b = plan_ends_[k];
+    if (a.cnt != 0 || a.t != b.t || a.job != b.job) return false;
+  }
+  return true;
+}
+
+// will_run for a job that fits wherever its mask holds enough GPUs (sum_decides: whole-node
+// free GPU counts add up, no node count, no reservation adjustments): the first release level
+// whose projected sum over the mask reaches the job's GPUs is the one where will_run's fit()
+// first succeeds, so that level gives the same start. The placement (shares_) is computed only
+// when the caller needs it (place_lazy), from the same projection will_run would have built.
+void SlurmModel::build_plan(const Snapshot& v) {
+  plan_ok_ = true;
+  if (!caps_refresh(v) && plan_reusable()) {
+    if (!lvl_t_.empty()) lvl_t_[0] = v.now;
+    end_max_ = ends_.empty() ? v.now : std::max(v.now, ends_.back().t);
+    return;
+  }
+  plan_key_ok_ = std::none_of(ends_.begin(), ends_.end(), [](const EndRec& e) { return e.cnt != 0; });
+  if (plan_key_ok_) {
+    plan_ends_ = ends_;
+    plan_free_ = free_;
+  }
+  planes_ = 0;
+  if (build_plan_ones(v)) {
+    plan_groups(v);
+    planes_ = 1;
+    return;
+  }
+  // Largest value any level or capacity takes: the number of bit planes.
+  lvl_val_.assign(free_.begin(), free_.end());
+  for (const auto& e : ends_)
+    for (const auto& s : end_alloc(v, e)) lvl_val_[s.node] += s.gpus;
+  int32_t mx = 0;
+  // The capacity test can only fail where a projected value exceeds its node's capacity (the
+  // last level's sum is at most the capacity sum otherwise).
+  bool bad = false, capn = false;
+  {
+    // Branch-free reductions (vectorized): a negative free count, a negative release, a
+    // negative capacity; the largest value; a projection over capacity.
+    const int32_t* __restrict fr = free_.data();
+    const int32_t* __restrict lv = lvl_val_.data();
+    const int32_t* __restrict cg = v.cluster.capacity_gpus.data();
+    int32_t neg = 0, over = 0;
+    for (size_t n = 0; n < nn_; ++n) {
+      neg |= fr[n] | (lv[n] - fr[n]) | cg[n];
+      mx = std::max(mx, std::max(lv[n], cg[n]));
+      over |= cg[n] - lv[n];
+    }
+    bad = neg < 0;
+    capn = over < 0;
+  }
+  if (bad) return;  // negative: leave it to will_run
+  cap_needed_ = capn;
+  const int planes = std::max(1, static_cast<int>(std::bit_width(static_cast<uint32_t>(mx))));
+  const size_t per = static_cast<size_t>(planes) * nw_;
+  auto set_node = [&](uint64_t* P, size_t n, int32_t val) {
+    const unsigned sh = static_cast<unsigned>(n & 63);
+    for (int b = 0; b < planes; ++b) {
+      uint64_t& w = P[b * nw_ + (n >> 6)];
+      w = (w & ~(uint64_t{1} << sh)) | (static_cast<uint64_t>((val >> b) & 1) << sh);
+    }
+  };
+  auto or_node = [&](uint64_t* P, size_t n, int32_t val) {  // into zeroed planes
+    if (planes == 1) {
+      P[n >> 6] |= static_cast<uint64_t>(val & 1) << (n & 63);
+      return;
+    }
+    for (int b = 0; b < planes; ++b) P[b * nw_ + (n >> 6)] |= static_cast<uint64_t>((val >> b) & 1) << (n & 63);
+  };
+  // Capacities rarely change: their planes are rebuilt only when they or the plane count do.
+  if (cap_planes_ != planes) {
+    cap_planes_ = planes;
+    cap_bits_.assign(per, 0);
+    for (size_t n = 0; n < nn_; ++n) or_node(cap_bits_.data(), n, v.cluster.capacity_gpus[n]);
+  }
+  // A plan too large for memory (huge clusters with many running jobs) leaves will_run to it.
+  if ((ends_.size() + 1) * per > (size_t{1} << 22)) return;
+  const size_t ne = ends_.size();
+  lvl_bits_.resize((ne + 1) * per);
+  lvl_t_.resize(ne + 1);
+  lvl_t_[0] = v.now;
+  std::fill_n(lvl_bits_.begin(), per, 0);
+  for (size_t n = 0; n < nn_; ++n) or_node(lvl_bits_.data(), n, free_[n]);
+  lvl_val_.assign(free_.begin(), free_.end());
+  fill_levels(v, per, [&](uint64_t* level, const NodeShare& s) {
+    lvl_val_[s.node] += s.gpus;
+    set_node(level, s.node, lvl_val_[s.node]);
+    return true;
+  });
+  plan_groups(v);
+  planes_ = planes;
+}
+
+// end_max_, and grp_k_: the groups exactly as will_run forms them (ReleaseGroups) for a job
+// whose mask meets every running job, which will_run_fast checks: the levels it tests.
+void SlurmModel::plan_groups(const Snapshot& v) {
+  const size_t ne = ends_.size();
+  end_max_ = ne > 0 ? std::max(v.now, ends_.back().t) : v.now;
+  grp_k_.assign(1, 0);
+  size_t next_k = 0;  // ends released so far
+  auto release = [&](size_t k) {
+    next_k = k + 1;
+    return true;
+  };
+  auto close_level = [&] {
+    grp_k_.push_back(static_cast<uint32_t>(next_k));
+    return false;  // a plan is built, not tested: walk every group
+  };
+  SimTime last_end = 0;
+  size_t walked = 0;
+  release_walk(release, close_level, last_end, walked);
+}
+
+}  // namespace floorsim::slurm

@@ -1,0 +1,696 @@
+#pragma once
+// The slurm model's state: one class, SlurmModel, behind slurm.hpp's make_model(). Its member
+// functions live in one file per Slurm mechanism; README.md maps each to slurmctld's source files
+// and to the Slurm documentation it follows.
+// Hot helpers called from one file are [[gnu::always_inline]]: with external linkage GCC keeps
+// small member functions out of line that it inlined while the model had internal linkage in
+// one file (bench_slurm: 6.6% more instructions on KTH 100x1 without them).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "schedulers/common/placement.hpp"
+#include "schedulers/slurm/bitset.hpp"
+#include "schedulers/slurm/release_groups.hpp"
+#include "schedulers/slurm/reservations.hpp"
+#include "schedulers/slurm/slurm.hpp"
+#include "schedulers/slurm/topology.hpp"
+
+namespace floorsim::slurm {
+
+constexpr int kTres = 3;  // 0 gpu, 1 node, 2 cpu
+constexpr uint32_t kNoIdx = UINT32_MAX;
+
+struct PartRt {
+  std::string name;
+  std::vector<uint8_t> mask;  // by node
+  std::vector<uint8_t> keep;  // by node: 0 on its nodes, 0xFF elsewhere (NODES_BUSY clears avail)
+  int64_t tier = 1, job_factor = 1;
+  SimTime max_time_s = kNever, default_time_s = -1;
+  uint32_t qos = kNoIdx;
+  int64_t gpus = 0, nodes = 0, cpus = 0;
+  PreemptMode preempt_mode = PreemptMode::Unset;
+};
+
+struct QosRt {
+  Qos q;
+  std::vector<uint8_t> preempts;  // by QOS index
+  double usage_gpu_s = 0, usage_node_s = 0, usage_cpu_s = 0;  // decayed TRES-seconds (GrpTRESMins)
+};
+
+struct AssocRt {
+  std::string name;
+  uint32_t parent = kNoIdx;
+  bool is_user = false;
+  int64_t shares = 1;
+  Tres grp_tres;
+  int64_t max_jobs = kUnset;
+  SimTime max_wall_s = kUnset;
+  uint32_t default_qos = kNoIdx;
+  std::vector<uint32_t> children;
+  // Derived from the usages on demand (SlurmModel::ensure_fs), hence mutable.
+  mutable double fs = 1.0;      // fair-share factor (users)
+  mutable double usage_efctv = 0;
+  uint32_t name_rank = 0;  // rank of the name among all names (Fair Tree ties go by name)
+};
+
+struct Slice {
+  SimTime begin, end;
+  uint32_t next;  // kNoIdx = last
+};
+
+struct EndRec {
+  SimTime t;
+  JobIdx job;
+  uint32_t off, cnt;  // placement in local_ when cnt > 0 (started in this pass)
+};
+// The release order of will_run: end time, then job index for equal ends (slurmctld sorts by
+// end time only; the index makes the order total and stable).
+[[gnu::always_inline]] inline bool end_before(const EndRec& a, const EndRec& b) {
+  if (a.t != b.t) return a.t < b.t;
+  return a.job < b.job;
+}
+
+class SlurmModel final : public Scheduler {
+ public:
+  SlurmModel(SlurmConfig cfg, const Workload& wl, const ClusterConfig& cluster, const std::string& file)
+      : cfg_(std::move(cfg)) {
+    build(wl, cluster, file);
+  }
+
+  std::string_view name() const override { return "slurm"; }
+  std::string_view reason_name(uint16_t code) const override { return reason_text(code); }
+  std::vector<std::string> extra_columns() const override {
+    if (topo_mode_ == 0) return {"priority", "planned_start_s", "eff_qos"};
+    // Topology runs only (outputs without a topology stay as they were): what the job spans.
+    return {"priority", "planned_start_s", "eff_qos", topo_mode_ == 1 ? "leaves" : "blocks", "switch_wait_s"};
+  }
+  void extra_values(JobIdx j, std::vector<std::string>& out) const override {
+    out.push_back(std::to_string(static_cast<uint64_t>(prio_[j])));
+    out.push_back(planned_[j] >= 0 ? fmt::format("{}", planned_[j]) : std::string());
+    out.push_back(jqos_[j] == kNoIdx ? std::string() : qos_[jqos_[j]].q.name);
+    if (topo_mode_ != 0) {
+      out.push_back(jspans_[j] > 0 ? std::to_string(jspans_[j]) : std::string());
+      out.push_back(jsw_waited_s_[j] >= 0 ? fmt::format("{}", jsw_waited_s_[j]) : std::string());
+    }
+  }
+  nlohmann::json report(const Snapshot& fv) const override {
+    final_now_ = fv.now;
+    nlohmann::json j;
+    j["config"] = to_json(cfg_);
+    j["main_passes"] = main_passes_;
+    j["backfill_passes"] = bf_passes_;
+    j["backfill_starts"] = bf_starts_;
+    j["main_starts"] = main_starts_;
+    j["preemptions"] = preempts_;
+    nlohmann::json rs = nlohmann::json::object();
+    for (const auto& r : resv_) {
+      // Idle reserved GPU-seconds (the slurmdbd rollup's "unused"), split equally over the
+      // reservation's associations (slurmdbd's as_mysql_rollup.c); accounted up to the end of the run.
+      const double idle = r.idle_gpu_s + r.overlap(r.acc_s, std::max(r.acc_s, std::min(final_now_, r.deleted_s))) *
+                                             static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
+      nlohmann::json by = nlohmann::json::object();
+      for (const auto& a : r.assocs) by[a] = idle / static_cast<double>(r.assocs.size());
+      rs[r.name] = {{"reserved_gpus", r.total_gpus}, {"idle_gpu_s", idle}, {"idle_gpu_s_by_association", by}};
+      if (std::isfinite(r.deleted_s)) rs[r.name]["purged_at_s"] = r.deleted_s;
+    }
+    j["reservations"] = rs;
+    nlohmann::json fs = nlohmann::json::object();
+    ensure_fs();
+    for (const auto& a : assoc_)
+      if (a.is_user) fs[a.name + "@" + (a.parent == kNoIdx ? "" : assoc_[a.parent].name)] = a.fs;
+    j["fairshare"] = fs;
+    if (topo_mode_ != 0) j["topology"] = topo_report(fv.now);
+    return j;
+  }
+
+  void on_job_event(const JobEvent& ev, const Snapshot& v) override {
+    const JobIdx j = ev.job;
+    ++events_;
+    switch (ev.kind) {
+      case JobEvent::Kind::Started:
+        acc_from_[j] = ev.time_s;
+        if (topo_mode_ != 0) topo_started(j, ev.time_s, v);
+        break;
+      case JobEvent::Kind::Ended:
+      case JobEvent::Kind::Requeued:
+      case JobEvent::Kind::Suspended:
+        if (jresv_[j] != kNoIdx) resv_[jresv_[j]].last_end_s = std::max(resv_[jresv_[j]].last_end_s, ev.time_s);
+        if (acc_from_[j] >= 0) {
+          add_usage(v, j, ev.time_s - acc_from_[j], pend_assoc_, pend_qos_);
+          acc_from_[j] = -1;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  void schedule(const Snapshot& v, Decisions& out) override;
+  // Policy changes at run time (policy_change.cpp).
+  ChangeOutcome on_policy_change(const PolicyChange& c, const Snapshot& v, Decisions& out) override;
+  ChangeScope change_scope(const PolicyChange& c, const Snapshot& v) const override;
+
+ private:
+  ChangeOutcome change_qos(const PolicyChange& c);
+  ChangeOutcome change_weight(const PolicyChange& c);
+  ChangeOutcome change_resv(const PolicyChange& c, const Snapshot& v);
+  ChangeOutcome delete_assoc(const PolicyChange& c, const Snapshot& v, Decisions& out);
+  void cancel_gone(const Snapshot& v, Decisions& out);
+  void classes_where(const Snapshot& v, ChangeScope& s, const std::function<bool(JobIdx)>& pred) const;
+  std::vector<uint8_t> nodes_of_qos(uint32_t q) const;
+  std::vector<uint32_t> assoc_subtree(const std::string& target) const;
+  std::vector<uint8_t> jgone_;  // by job: its association was deleted (cancelled at submission)
+  const Workload* wl_ = nullptr;
+  const ClusterConfig* cluster_ = nullptr;
+  std::string file_;
+  // ---- construction ----
+  void build(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
+  void build_node_order(const ClusterConfig& cluster);
+  void build_qos(const std::string& file);
+  uint32_t build_partitions(const ClusterConfig& cluster, const std::string& file);
+  uint32_t find_assoc(const std::string& name, bool user, uint32_t parent) const;
+  void build_associations(const std::string& file);
+  void build_jobs(const Workload& wl, uint32_t default_part, const std::string& file);
+  uint32_t job_association(const JobSpec& js, const Workload& wl, const std::string& file);
+  void build_counters(size_t nj);
+  void build_fair_tree();
+  uint32_t find_qos(const std::string& n) const {
+    for (size_t i = 0; i < qos_.size(); ++i)
+      if (qos_[i].q.name == n) return static_cast<uint32_t>(i);
+    return kNoIdx;
+  }
+
+  // ---- accounting ----
+  void add_usage(const Snapshot& v, JobIdx j, double dt, std::vector<double>& to_assoc, std::vector<double>& to_qos) {
+    if (dt <= 0) return;
+    const JobSpec& js = v.jobs[j];
+    const uint32_t q = jqos_[j];
+    const double uf = q == kNoIdx ? 1.0 : qos_[q].q.usage_factor;
+    const uint32_t a = jassoc_[j];
+    if (&to_assoc == &pend_assoc_ && !pend_mark_[a]) pend_mark_[a] = 1, pend_list_.push_back(a);
+    to_assoc[a] += dt * js.gpus * uf;  // billable TRES = GPUs (TRESBillingWeights gres/gpu=1)
+    if (q != kNoIdx) {
+      to_qos[q * kTres + 0] += dt * js.gpus * uf;
+      to_qos[q * kTres + 1] += dt * jnodes_[j] * uf;
+      to_qos[q * kTres + 2] += dt * js.cpus * uf;
+    }
+  }
+  void recalc_usage(const Snapshot& v);
+  // Fair-share factors are a pure function of the usages, so they are recomputed only when a
+  // priority (or the report) needs them after the usages changed.
+  void ensure_fs() const {
+    if (!fs_dirty_) return;
+    fairshare();
+    fs_dirty_ = false;
+  }
+  void fairshare() const;
+  void fair_tree_rank(uint32_t a, double& rank) const;
+  // One user's fair-share factor as fairshare() would set it (sort_queue needs only the users
+  // of pending jobs): Fair Tree ranks by position, so a user's rank is the number of users the
+  // depth-first walk visits before its tie group, counted level by level along its path.
+  void ensure_fs_of(uint32_t a) const {
+    if (!fs_dirty_) return;
+    if (!cfg_.prio.fair_tree) {
+      ensure_fs();
+      return;
+    }
+    if (fs_at_[a] == fs_epoch_) return;
+    fair_tree_user(a);
+    fs_at_[a] = fs_epoch_;
+  }
+  // Out of line: inlined into sort_queue's per-job loop it costs that loop registers.
+  [[gnu::noinline]] void fair_tree_user(uint32_t u) const;
+  void fair_tree_level(uint32_t a) const;
+  [[gnu::always_inline]] inline double priority(const Snapshot& v, JobIdx j, SimTime at) const;
+  // slurmctld sets a job's priority at submission (priority_p_set) and again for every pending
+  // job when the decay thread runs, every PriorityCalcPeriod (_decay_thread, fair_tree_decay); the
+  // queue is sorted by that stored value in between (priority_multifactor.c). An epoch is such a recalculation
+  // (or a policy change): a job's priority is computed at max(its queue time, the epoch's time).
+  void prio_epoch(SimTime t) {
+    ++prio_epoch_;
+    prio_epoch_t_ = t;
+  }
+  struct PrioTerms;
+  void prio_terms(const Snapshot& v, JobIdx j, PrioTerms& c) const;
+
+  // ---- pass helpers ----
+  void count_running(const Snapshot& v);
+  // The counters only feed limit_reason(), which checks nothing without
+  // AccountingStorageEnforce=limits: then there is nothing to count. Each charge is remembered
+  // so that the next pass can take it back (count_running) in O(jobs charged), not O(table).
+  void charge(JobIdx j, const JobSpec& js, int sign) {
+    if (!cfg_.enforce_limits) return;
+    charge_apply(j, js, sign);
+    charged_.push_back({j, sign});
+  }
+  void charge_apply(JobIdx j, const JobSpec& js, int sign);
+  uint16_t limit_reason(const Snapshot& v, JobIdx j, SimTime limit) const;
+  // Reasons that no amount of waiting fixes in this pass ordering: partition limits.
+  uint16_t static_reason(const Snapshot& v, JobIdx j) const {
+    const JobSpec& js = v.jobs[j];
+    const PartRt& p = part_[jpart_[j]];
+    if (js.time_limit_s > p.max_time_s) return kPartitionTimeLimit;
+    if (jnodes_[j] > p.nodes || js.gpus > p.gpus) return kPartitionNodeLimit;
+    return kNone;
+  }
+  // DenyOnLimit (limits.cpp), only with AccountingStorageEnforce=limits.
+  bool denied(const Snapshot& v, JobIdx j, SimTime limit) const { return cfg_.enforce_limits && denied_on_limit(v, j, limit); }
+  bool denied_on_limit(const Snapshot& v, JobIdx j, SimTime limit) const;
+  SimTime begin_time(const Snapshot& v, JobIdx j) const {
+    const JobRun& r = v.runs[j];
+    SimTime b = r.eligible_s;
+    // A requeued job waits requeue_delay + 1 s with Reason=BeginTime (job_mgr.c batch_requeue_fini).
+    if (r.requeues > 0 && !r.suspended && r.queued_s > 0) b = std::max(b, r.queued_s + cfg_.sched.requeue_delay_s + 1);
+    return b;
+  }
+  SimTime job_limit(JobIdx j, const JobSpec& js) const {
+    const PartRt& p = part_[jpart_[j]];
+    SimTime l = js.time_limit_s;
+    if (!std::isfinite(l)) l = p.default_time_s >= 0 ? p.default_time_s : p.max_time_s;
+    return l;
+  }
+  void sort_queue(const Snapshot& v);
+  // busy_gpus (by node; empty = none) are GPUs held by running jobs into the window of the
+  // reservation named busy_name, which is being created or updated at run time (scontrol(1) IGNORE_JOBS).
+  void build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file,
+                          std::span<const int32_t> busy_gpus = {}, const std::string& busy_name = {});
+  bool resv_prepare(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until) {
+    adj_on_ = false;
+    resv_next_free_ = kNever;
+    return resv_.empty() || resv_prepare_some(j, t0, t1, wait_until);  // inline: called per backfill retry
+  }
+  bool resv_prepare_some(JobIdx j, SimTime t0, SimTime t1, SimTime& wait_until);
+  void adjusted(std::span<const int32_t> base, std::vector<int32_t>& out) const {
+    out.resize(nn_);
+    for (size_t n = 0; n < nn_; ++n) {
+      int32_t f = mask_[n] ? std::max(0, base[n] - adj_sub_[n]) : 0;
+      if (adj_cap_[n] >= 0) f = std::min(f, adj_cap_[n]);
+      out[n] = f;
+    }
+  }
+  // Placement on mask_ (slurm.conf Weight: lowest weight first, then node order; shares are
+  // listed in node order).
+  bool place(const JobSpec& js, std::span<const int32_t> f) {
+    if (topo_mode_ != 0) return place_topo(js, f);
+    if (!weighted_) return placement::first_fit_masked(js, f, mask_, shares_, max_node_gpus_);
+    if (!placement::first_fit_ordered(js, f, mask_, node_order_, shares_, max_node_gpus_)) return false;
+    std::sort(shares_.begin(), shares_.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+    return true;
+  }
+  bool fit(const JobSpec& js, std::span<const int32_t> base) {
+    if (!adj_on_) return place(js, base);
+    adjusted(base, jfree_);
+    return place(js, jfree_);
+  }
+  void resv_account(const Snapshot& v);
+  // A wake-up for a condition of one job (begin time, window, grace end): that pass runs the
+  // main loop like an event does.
+  // The engine keeps one wake-up per pass (the earliest), so these are remembered here and
+  // the earliest future one is asked for again at every pass.
+  void wake_special(Decisions& out, SimTime t) {
+    out.wake_at(t);
+    if (std::find(specials_.begin(), specials_.end(), t) == specials_.end()) specials_.push_back(t);
+  }
+  void resv_note_used() {
+    for (size_t k = 0; k < resv_.size(); ++k) {
+      int64_t u = 0;
+      for (size_t n = 0; n < nn_; ++n) u += resv_used_[k * nn_ + n];
+      resv_[k].used_gpus = u;
+    }
+  }
+  void resv_end_kills(const Snapshot& v, Decisions& out);
+  void resv_purge(const Snapshot& v, Decisions& out);
+  bool try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& waiting);
+  // May a job of QOS q preempt running job r now (preempt_qos.c, preempt.c)? When only PreemptExemptTime keeps
+  // r, exempt_until says until when (else -1).
+  bool preemptable(const Snapshot& v, uint32_t q, JobIdx r, SimTime& exempt_until) const {
+    exempt_until = -1;
+    if (v.runs[r].stop_s >= 0 || stopping_[r]) return false;
+    const uint32_t rq = jqos_[r];
+    if (rq == kNoIdx || !qos_[q].preempts[rq]) return false;
+    PreemptMode m = qos_[rq].q.preempt_mode != PreemptMode::Unset ? qos_[rq].q.preempt_mode : cfg_.preempt_mode;
+    if (m == PreemptMode::Off || m == PreemptMode::Unset) return false;
+    SimTime exempt = qos_[rq].q.preempt_exempt_time_s;
+    const uint32_t pq = part_[jpart_[r]].qos;
+    if (exempt < 0 && pq != kNoIdx) exempt = qos_[pq].q.preempt_exempt_time_s;
+    if (exempt < 0) exempt = cfg_.preempt_exempt_time_s;
+    if (exempt > 0 && v.now < v.runs[r].start_s + exempt) {
+      exempt_until = v.runs[r].start_s + exempt;
+      return false;
+    }
+    return true;
+  }
+  bool is_preemptor(JobIdx j) const { return preempt_on_ && jqos_[j] != kNoIdx && qos_preempts_any_[jqos_[j]]; }
+  void start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit);
+  void main_pass(const Snapshot& v, Decisions& out, size_t depth);
+  void backfill_pass(const Snapshot& v, Decisions& out);
+  void backfill_begin(const Snapshot& v);
+  void backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisions& out);
+  [[gnu::always_inline]] inline void and_slices(uint32_t first, SimTime end_time);
+  bool backfill_start(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime limit, bool fast, Decisions& out);
+  [[gnu::always_inline]] inline bool backfill_reserve(const Snapshot& v, const JobSpec& js, SimTime t, SimTime comp_limit,
+                                                      uint32_t first, bool fast, bool retry_ok);
+  // Backfill map (backfill.c).
+  [[gnu::always_inline]] inline void map_reset(SimTime begin, SimTime end);
+  [[gnu::always_inline]] inline void map_add(SimTime start, SimTime end, uint32_t from = 0);  // the nodes of share_bits_
+  uint32_t map_split(SimTime t, uint32_t from = 0);
+  bool will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s);
+  // will_run's fast path (same answers): see build_plan().
+  // Without a node count first fit places a job wherever its mask holds enough GPUs (on one
+  // node when one holds them all, else spread), so the sum decides and place_lazy places.
+  // Not with a topology plugin: a tree or block placement can refuse a job that the sum admits
+  // (--switches, a block level), and it must place the job itself (place_topo).
+  bool sum_decides(const JobSpec& js) const {
+    return cfg_.plan_backfill && resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0;
+  }
+  void build_plan(const Snapshot& v);
+  [[gnu::always_inline]] inline bool build_plan_ones(const Snapshot& v);
+  template <class Add>
+  [[gnu::always_inline]] inline bool fill_levels(const Snapshot& v, size_t per, Add&& add);
+  [[gnu::always_inline]] inline bool caps_refresh(const Snapshot& v);
+  [[gnu::always_inline]] inline bool plan_reusable() const;
+  void plan_groups(const Snapshot& v);
+  const uint64_t* level(size_t k) const { return lvl_bits_.data() + k * static_cast<size_t>(planes_) * nw_; }
+  // mbits_ = nodes (a bitset) & the pass's available nodes & the partition's (pbits).
+  [[gnu::always_inline]] void set_mbits(const uint64_t* __restrict nodes, const uint64_t* __restrict pbits) {
+    uint64_t* __restrict mb = mbits_.data();
+    const uint64_t* __restrict ab = avail_bits_.data();
+    if (nw_ == 2) {  // up to 128 nodes
+      mb[0] = nodes[0] & ab[0] & pbits[0];
+      mb[1] = nodes[1] & ab[1] & pbits[1];
+    } else if (nw_ == 1) {
+      mb[0] = nodes[0] & ab[0] & pbits[0];
+    } else {
+      for (size_t w = 0; w < nw_; ++w) mb[w] = nodes[w] & ab[w] & pbits[w];
+    }
+  }
+  [[gnu::always_inline]] int64_t plan_sum(const uint64_t* planes) const {
+    const uint64_t* m = mbits_.data();
+    if (planes_ == 1 && nw_ == 2) return popcount64(m[0] & planes[0]) + popcount64(m[1] & planes[1]);
+    return plan_sum_any(planes);
+  }
+  // The sum over the planes of at(b), unrolled up to 4 planes (nodes of up to 15 GPUs).
+  template <class At>
+  int64_t sum_planes(At&& at) const {
+    switch (planes_) {
+      case 4: return at(0) + at(1) + at(2) + at(3);
+      case 3: return at(0) + at(1) + at(2);
+      case 2: return at(0) + at(1);
+      default: {
+        int64_t s = 0;
+        for (int b = 0; b < planes_; ++b) s += at(b);
+        return s;
+      }
+    }
+  }
+  int64_t plan_sum_any(const uint64_t* planes) const {
+    const uint64_t* __restrict m = mbits_.data();
+    if (nw_ == 1) {  // up to 64 nodes (multi-GPU clusters), the mask in a register
+      const uint64_t m0 = m[0];
+      return sum_planes([m0, planes](int b) { return static_cast<int64_t>(popcount64(m0 & planes[b])) << b; });
+    }
+    if (nw_ == 2) {  // up to 128 nodes
+      const uint64_t m0 = m[0], m1 = m[1];
+      return sum_planes([m0, m1, planes](int b) { return static_cast<int64_t>(popcount64(m0 & planes[2 * b]) + popcount64(m1 & planes[2 * b + 1])) << b; });
+    }
+    int64_t s = 0;
+    for (int b = 0; b < planes_; ++b)
+      for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(m[w] & planes[b * nw_ + w])) << b;
+    return s;
+  }
+  // Sums only grow from level to level: the last tested level says whether any holds `gpus`
+  // on the mask, and the capacities whether even an empty map does.
+  bool plan_fits_ever(int64_t gpus) const {
+    return plan_sum(level(grp_k_.back())) >= gpus && !(cap_needed_ && plan_sum(cap_bits_.data()) < gpus);
+  }
+  [[gnu::always_inline]] inline bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  [[gnu::always_inline]] inline int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
+  [[gnu::always_inline]] inline bool retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
+                      SimTime window_end, size_t& kx);
+  // The first level whose later ends all end after x: ends_ is in end time order.
+  size_t first_after(SimTime x) const { return static_cast<size_t>(std::upper_bound(lvl_t_.begin() + 1, lvl_t_.end(), x) - lvl_t_.begin()) - 1; }
+  // The same by a walk from k, first_after of an earlier, smaller x (a test's later_starts grow).
+  size_t first_after_from(SimTime x, size_t k) const {
+    const size_t ne = lvl_t_.size() - 1;
+    while (k < ne && lvl_t_[k + 1] <= x) ++k;
+    return k;
+  }
+  // Walks ends_ in ReleaseGroups' groups: release(k) frees the k-th end for the tested job and
+  // returns false for one it skips (on none of its nodes, or a preemptee released already);
+  // test() is asked after each group. On a pass: the last released end and the ends walked.
+  template <class Release, class Test>
+  bool release_walk(Release&& release, Test&& test, SimTime& last_end, size_t& walked) const {
+    ReleaseGroups groups;
+    bool pending = false;  // a group still open when the ends ran out (the rest were skipped)
+    const size_t ne = ends_.size();
+    for (size_t k = 0; k < ne;) {
+      const EndRec& er = ends_[k++];
+      if (!release(k - 1)) continue;
+      last_end = er.t;
+      const auto step = groups.released(er.t, k < ne ? ends_[k].t : kNever);
+      pending = step == ReleaseGroups::Step::More;
+      if (step == ReleaseGroups::Step::Test && test()) {
+        walked = k;
+        return true;
+      }
+    }
+    walked = ne;
+    return pending && test();
+  }
+  bool place_lazy(const Snapshot& v, const JobSpec& js);
+  // Bitset (64 nodes a word) to one byte (0/1) per node.
+  void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
+    out.resize(nw_ * 64);
+    for (size_t w = 0; w < nw_; ++w)
+      for (size_t b = 0; b < 8; ++b) {
+        const uint64_t x = kSpread[(bits[w] >> (8 * b)) & 0xFF];
+        std::memcpy(out.data() + w * 64 + b * 8, &x, 8);
+      }
+    out.resize(nn_);
+  }
+  std::span<const NodeShare> end_alloc(const Snapshot& v, const EndRec& e) const {
+    if (e.cnt == 0) return v.allocation_of(e.job);
+    return std::span<const NodeShare>(local_).subspan(e.off, e.cnt);
+  }
+
+  // ---- topology (topology.html; schedulers/slurm/topology.hpp) ----
+  void build_topology(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
+  bool place_topo(const JobSpec& js, std::span<const int32_t> f);
+  void topo_begin(const Snapshot& v);
+  void topo_end(const Snapshot& v, Decisions& out);
+  void topo_started(JobIdx j, SimTime t, const Snapshot& v);
+  nlohmann::json topo_report(SimTime end_s) const;
+  uint8_t topo_mode_ = 0;            // 0 none, 1 topology/tree, 2 topology/block
+  topo::Tree tree_;
+  topo::Blocks blocks_;
+  topo::Scratch tscr_;
+  const std::vector<uint32_t>* group_of_node_ = nullptr;  // leaf or base block by node
+  size_t groups_ = 0;
+  std::string tree_source_;          // where the tree came from (report)
+  SimTime now_ = 0;                  // the pass's time (placement's --switches clock)
+  SimTime sw_wake_ = kNever;         // earliest end of a --switches wait still ahead
+  std::vector<uint32_t> jsw_;        // by job: --switches N (0 = none)
+  std::vector<SimTime> jsw_wait_s_;  // by job: its max wait
+  std::vector<int32_t> jseg_;        // by job: --segment S (0 = none)
+  std::vector<SimTime> jsw_from_;    // by job: first evaluation (wait4switch_start), -1 = none yet
+  std::vector<uint8_t> jsw_refused_; // by job: refused at least once for more leaves than N
+  std::vector<SimTime> jsw_waited_s_;  // by job: first refusal to start (-1 = never refused)
+  std::vector<uint16_t> jspans_;     // by job: leaves / base blocks at its first start
+  std::vector<uint64_t> span_jobs_;  // jobs by leaves / blocks spanned (index = count)
+  uint64_t sw_jobs_ = 0, sw_waited_ = 0, sw_timed_out_ = 0;
+  double sw_wait_total_s_ = 0;
+  uint64_t starts_at_begin_ = 0, frag_samples_ = 0;
+  double frag_int_ = 0, frag_dur_s_ = 0, frag_last_ = 0, frag_max_ = 0;
+  SimTime frag_t_ = -1;
+  bool frag_pend_ = false;
+  std::vector<int64_t> frag_buf_;
+
+  SlurmConfig cfg_;
+  size_t nn_ = 0;
+  int64_t cluster_gpus_ = 0;
+  int32_t max_node_gpus_ = 1;
+  std::vector<NodeIdx> node_order_;  // nodes by (Weight, index)
+  bool weighted_ = false;            // some node's Weight differs from another's
+  std::vector<int32_t> node_weight_;  // slurm.conf Weight by node (1 where unset)
+  std::vector<PartRt> part_;
+  std::vector<QosRt> qos_;
+  std::vector<AssocRt> assoc_;
+  std::vector<double> usage_;  // by association: decayed billable GPU-seconds of the subtree (users add up)
+  uint32_t root_ = 0;
+  size_t nusers_ = 0;        // user StrId range for per-(QOS,user) counters
+  int64_t max_job_factor_ = 1, max_qos_prio_ = 0;
+  bool preempt_on_ = false;
+  std::vector<uint8_t> qos_preempts_any_;  // by QOS: its Preempt list is not empty
+  std::vector<JobIdx> pre_;                // will_run: preemptable jobs released at now
+  std::vector<uint8_t> pre_mark_;          // by job: in pre_
+
+  // per job
+  std::vector<uint32_t> jpart_, jqos_, jassoc_;
+  std::vector<int32_t> jnodes_;
+  std::vector<double> prio_;
+  std::vector<uint64_t> prio_at_;       // by job: the epoch prio_ was computed in
+  std::vector<SimTime> prio_queued_;    // by job: its queued_s then (a requeue computes afresh)
+  uint64_t prio_epoch_ = 1;
+  double reset_period_s_ = 0;  // PriorityUsageResetPeriod in seconds (0: NONE or NOW)
+  SimTime prio_epoch_t_ = -kNever;
+  std::vector<SimTime> planned_, acc_from_;
+  std::vector<uint8_t> considered_;
+
+  // accounting
+  std::vector<double> pend_assoc_, pend_qos_;
+  std::vector<uint32_t> pend_list_;  // associations with pending usage (recalc_usage visits only these)
+  std::vector<uint8_t> pend_mark_;
+  SimTime last_calc_s_ = -1;
+  SimTime last_reset_s_ = 0;
+
+  // timers
+  SimTime next_main_s_ = 0, next_bf_s_ = 0;
+  uint64_t main_passes_ = 0, bf_passes_ = 0, bf_starts_ = 0, main_starts_ = 0, preempts_ = 0;
+
+  // per-pass buffers (reused)
+  std::vector<JobIdx> order_;
+  std::vector<int32_t> free_, proj_;
+  std::vector<uint8_t> avail_, mask_, part_failed_, stopping_;
+  std::vector<int64_t> qos_used_, qos_jobs_, qu_used_, qu_jobs_, assoc_used_, assoc_jobs_;
+  struct Charged {
+    JobIdx job;
+    int sign;
+  };
+  std::vector<Charged> charged_;  // charges since the counters were last zero
+  std::vector<NodeShare> shares_, local_;
+  std::vector<EndRec> ends_;
+  std::vector<JobIdx> cand_, victims_, stopped_now_;
+  // reservations
+  std::vector<ResvRt> resv_;
+  std::vector<uint32_t> jresv_;
+  std::vector<int32_t> resv_used_;  // insiders' GPUs by reservation x node
+  std::vector<uint8_t> resv_failed_;
+  std::vector<int32_t> adj_sub_, adj_cap_, jfree_;
+  bool adj_on_ = false;
+  bool resv_blocked_ = false;
+  bool resv_deleted_ = false;  // resv_prepare refused because the job's reservation is gone
+  bool mins_blocked_ = false;
+  // Skipping periodic passes that cannot decide anything new (nothing happened since the last
+  // one of the same kind, the queue order is the same, no time-dependent condition expired).
+  uint64_t events_ = 0, ev_main_ = UINT64_MAX, ev_bf_ = UINT64_MAX;
+  SimTime last_main_s_ = -kNever;  // the last main pass (batch_sched_delay counts from it)
+  int64_t up_main_ = -1, up_bf_ = -1;
+  SimTime unskip_s_ = kNever;  // a time-dependent condition (exempt time, begin) expires then
+  uint64_t ev_last_ = UINT64_MAX;
+  std::vector<SimTime> specials_;
+  bool mins_blocked_prev_ = false;  // a job waits on a GrpTRESMins limit: decay may free it
+  std::vector<JobIdx> order_main_, order_bf_;
+  uint64_t ep_main_ = 0, ep_bf_ = 0;  // prio_epoch_ when order_main_ / order_bf_ were taken
+  SimTime resv_next_free_ = kNever;
+  std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
+  JobIdx cur_bf_job_ = 0;  // the job backfill tests
+  JobIdx cur_job_ = 0;  // earliest end of a reservation that kept the job out  // some job waited only because of a reservation in this pass
+  mutable SimTime final_now_ = 0;
+  std::vector<Slice> slices_;
+  std::vector<uint64_t> slice_mask_;  // slice i's available nodes: bitset at [i*nw_, (i+1)*nw_)
+  std::vector<uint64_t> accw_;        // AND of the slices a test spans
+  size_t nw_ = 1;                     // 64-bit words per node bitset
+  std::vector<int64_t> bf_user_;
+  // The release plan of a backfill pass (build_plan): the release groups of will_run are the
+  // same for every tested job (only its node mask differs), so each group's projected free GPUs
+  // are kept once per pass as bit planes (bit b of every node's GPUs, 64 nodes a word), and a
+  // job's projected sum over its mask is a few popcounts instead of a walk over the releases.
+  std::vector<uint64_t> part_bits_;   // by partition x word: the partition's nodes
+  std::vector<uint64_t> avail_bits_;  // nodes available to this backfill pass (the map's start)
+  std::vector<uint64_t> mbits_;       // the tested job's nodes (fast path)
+  std::vector<uint64_t> share_bits_;  // nodes of shares_ (map_add, overlap check)
+  bool shares_lazy_ = false;          // place_lazy gave share_bits_ only (1 GPU on each node)
+  void shares_from_bits() {
+    shares_.clear();
+    for (size_t w = 0; w < nw_; ++w)
+      for (uint64_t m = share_bits_[w]; m != 0; m &= m - 1)
+        shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(m))), 1});
+  }
+  // Level k is free_ plus the first k entries of ends_ (k = 0 .. ends): a job's projected GPUs
+  // after any prefix of the release order are a few popcounts on its mask. grp_k_ lists the levels
+  // at which will_run tests a job whose mask meets every running job (level 0 first).
+  std::vector<uint64_t> lvl_bits_;    // by level x plane x word
+  std::vector<uint64_t> cap_bits_;    // by plane x word: capacities
+  std::vector<SimTime> lvl_t_;        // by level: end time of its last released job (level >= 1)
+  std::vector<uint32_t> grp_k_;       // tested levels of the plan's own grouping, ascending
+  SimTime end_max_ = 0;               // latest end in ends_
+  std::vector<int32_t> lvl_val_;      // scratch: GPUs by node
+  int planes_ = 0;                    // 0: some value is negative, the fast path is off
+  bool cap_needed_ = true;
+  int cap_planes_ = 0;                // cap_bits_ holds cap_src_ in this many planes
+  std::vector<int32_t> cap_src_;
+  int32_t cap_max_ = 0, cap_min_ = 0; // range of cap_src_
+  bool plan_ok_ = false;              // built for the current free_ and ends_
+  // The inputs of the last plan built from running jobs only (plan_reusable).
+  bool plan_key_ok_ = false;
+  std::vector<EndRec> plan_ends_;
+  std::vector<int32_t> plan_free_;
+  uint32_t lazy_k_ = 0;               // will_run_fast's answer (a level), placed only when needed
+  bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run placed)
+  std::vector<uint64_t> run_bits_;    // nodes of the running jobs in the plan
+  std::vector<uint64_t> end_bits_;    // by end x word: the nodes of ends_[k]
+  mutable std::vector<uint32_t> tree_buf_;
+  // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
+  // last sorted, which an insertion sort turns into the new order cheaply.
+  std::vector<uint32_t> ft_off_, ft_child_, ft_key_;
+  std::vector<int64_t> ft_share_;
+  std::vector<uint8_t> ft_user_;
+  size_t ft_users_ = 0;
+  mutable std::vector<uint32_t> ft_order_;
+  mutable std::vector<double> ft_usage_, ft_lf_, ft_fs_;
+  mutable std::vector<double> snorm_buf_;
+  mutable bool fs_dirty_ = true;
+  // Per-user Fair Tree (ensure_fs_of): usage state number, when each association's fs and its
+  // children's level fairshares were last computed, users below each association.
+  uint64_t fs_epoch_ = 1;
+  mutable std::vector<uint64_t> fs_at_, lf_at_;
+  mutable std::vector<uint32_t> ft_pos_, ft_before_;
+  std::vector<double> ft_s_;  // by association: its shares over its siblings' (static)
+  // Each level's children as (LF, name rank, index) in CSR positions, in the order last sorted.
+  struct FtEnt {
+    double lf;
+    uint32_t key, idx;
+  };
+  mutable std::vector<FtEnt> ft_ent_;
+  std::vector<uint32_t> ft_nusers_;
+  // priority(): the terms of a job that change only with a policy change (weights, QOS
+  // priorities), each as priority() computed it, so the sum adds the same numbers in order.
+  struct PrioTerms {
+    double size = 0, part = 0, qos = 0, tres = 0;
+    uint64_t gen = 0;
+  };
+  mutable std::vector<PrioTerms> prio_terms_;
+  uint64_t prio_gen_ = 1;  // bumped by every applied policy change
+  // sort_queue: the order is a strict total order when there is no preemption (id last, ids
+  // unique), so the previous order with the new jobs appended, insertion-sorted, is the one
+  // sorted order (priorities move little between passes).
+  bool ids_unique_ = false;
+  bool one_tier_ = false;  // every partition has the same PriorityTier
+  std::vector<uint64_t> queue_mark_;  // by job: sort_queue's stamp (queued now / kept in order)
+  uint64_t queue_stamp_ = 0;
+  // Wide levels (many children of equal shares, e.g. one account per SWF group under root):
+  // LF = S / (U / usum) with one S is non-increasing in the usage, so the children are kept
+  // sorted by usage (decay multiplies all by one factor, which keeps the order; new usage only
+  // moves a child right) and a child's place in fair_tree_level's order is two binary searches
+  // plus its tie group instead of a sort of the whole level (fair_tree_before_wide).
+  std::vector<uint8_t> ft_wide_;      // by association: its children's level is kept this way
+  std::vector<uint32_t> fo_;          // CSR positions: the level's children by usage ascending
+  std::vector<uint32_t> fo_pos_;      // by association: its position in fo_
+  std::vector<uint32_t> fo_pre_;      // CSR positions: users below fo_[b..i) of the level
+  std::vector<uint32_t> fo_moved_;    // recalc_usage: children of wide levels whose usage grew
+  mutable std::vector<uint64_t> fo_at_;  // by association: epoch of fo_usum_
+  mutable std::vector<double> fo_usum_;  // by association: its children's usage sum (same order as fair_tree_level)
+  bool wide_ok_ = true;  // off for good once a usage is not a finite number >= 0 (order not kept)
+  [[gnu::always_inline]] inline void wide_moved(uint32_t x);
+  [[gnu::always_inline]] inline uint32_t fair_tree_before_wide(uint32_t p, uint32_t x, bool own) const;
+};
+
+}  // namespace floorsim::slurm
