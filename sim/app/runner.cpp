@@ -63,7 +63,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     fabric_model = std::make_unique<FabricRuntime>(sc.fabric);
     engine.set_runtime_model(fabric_model.get());
   }
-  engine.run();
+  try {
+    engine.run();
+  } catch (const NoProgressError& e) {  // the scenario drove the model into a loop: bad input, one line
+    throw StalledRunError(sc.file, "/scheduler", e.what());
+  }
 
   const auto& jobs = sc.workload.jobs;
   const auto& runs = engine.runs();

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/app/scenario.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 
 namespace floorsim::app {
@@ -31,6 +32,14 @@ struct RunResult {
   SimTime end_s = 0;                     // simulated time when the run stopped
 };
 
+// The run stopped making progress (the engine's watchdog, NoProgressError): reported against the
+// scenario's scheduler block, since the input drove the model into the loop.
+class StalledRunError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// Throws StalledRunError when the engine's watchdog stops the run.
 RunResult run_scenario(const Scenario& sc, const RunOptions& opts = {});
 
 // Writes the four files (plus approval_log.csv/.json when the scenario has changes) into `out_dir` atomically (a temporary directory renamed at the end).
