@@ -54,6 +54,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   }
   EngineConfig ec = sc.engine;
   ec.check_invariants = ec.check_invariants || opts.check_invariants;
+  if (opts.watchdog) ec.watchdog = *opts.watchdog;
   Engine engine(sc.workload, sc.cluster, *sched, ec, sc.floors);
   engine.add_node_events(sc.node_events);
   GovernanceGate gate(sc.governance, sc.workload.strings, sc.changes, opts.force_changes);

@@ -1,6 +1,7 @@
 #pragma once
 // Runs a loaded scenario and renders the output contract: metrics.json, jobs.csv,
 // timeline.csv, scenario.resolved.json (DESIGN.md "Output contract").
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@ struct RunOptions {
   bool render_csv = true;         // false: metrics only (sweeps, benchmarks)
   std::vector<std::string> force_changes;  // change ids applied as proposed, bypassing review (impact)
   bool keep_runs = false;         // fill RunResult::runs and node_lists (audit accounting)
+  std::optional<WatchdogLimits> watchdog;  // tighter no-progress limits (the fuzzer's short runs)
 };
 
 struct RunResult {
