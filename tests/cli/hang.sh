@@ -1,8 +1,10 @@
 #!/bin/bash
-# No hang, ever: scenarios that drove the slurm model into endless loops (a DAILY reservation
-# with MAGNETIC; a job whose time limit is longer than a non-FLEX recurring reservation's
-# window) finish, or are stopped by the engine's watchdog with exit code 2 and one line naming
-# the model, well inside a minute; a run that loops is never left running.
+# No hang, ever: scenarios that drove the slurm model into endless loops (a WEEKLY reservation
+# with MAGNETIC whose attracted job's limit is longer than its window; a job whose time limit is
+# longer than a non-FLEX DAILY reservation's window; three one-off reservations after which the
+# model asks for a pass at the current time, found by the slurm_sim fuzzer) finish, or are
+# stopped by the engine's watchdog with exit code 2 and one line naming the model, well inside
+# a minute; a run that loops is never left running.
 set -euo pipefail
 FS="$1"
 SRC="${FLOORSIM_SOURCE_DIR:?FLOORSIM_SOURCE_DIR not set}"
@@ -10,7 +12,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-for name in hang_recurring_magnetic hang_limit_over_recurring_window; do
+for name in hang_recurring_magnetic hang_limit_over_recurring_window hang_slurm_wake_at_now; do
   set +e
   timeout 60 "$FS" run "$SRC/tests/cli/data/$name.json" --out "$TMP/$name" -q 2> "$TMP/$name.err"
   rc=$?
