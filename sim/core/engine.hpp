@@ -18,7 +18,7 @@
 // No hang, ever: every pass goes through the progress watchdog (watchdog.hpp). More than
 // 10,000 consecutive passes at one instant with no state change (no submission, start, end,
 // preemption, requeue, node event or applied policy change), or, once nothing but wake-ups is
-// left to happen, more than 1,000,000 passes or a century of simulated time with no state
+// left to happen, more than 1,000,000 passes or a decade of simulated time with no state
 // change, end the run with NoProgressError: one line naming the model and what looped.
 #include <cstdint>
 #include <functional>
