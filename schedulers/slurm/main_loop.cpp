@@ -96,7 +96,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       SimTime wait = kNever;
       if (!resv_prepare(j, v.now, v.now + limit, wait)) {
         out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
-        if (std::isfinite(wait)) wake_special(out, wait);
+        if (std::isfinite(wait) && !resv_spent_) wake_special(out, wait);
         continue;
       }
       bool waiting = false;
@@ -149,6 +149,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   count_running(v);
   resv_blocked_ = false;
   mins_blocked_ = false;
+  resv_spent_ = !resv_.empty() && resv_boundaries_spent(v);
   if (!resv_.empty()) {
     resv_purge(v, out);
     resv_end_kills(v, out);
@@ -232,14 +233,15 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     out.wake_at(std::max(next_main_s_, std::ceil(unskip_s_ / sp.sched_interval_s) * sp.sched_interval_s));
   // Usage decays: a job held by GrpTRESMins may pass at the next usage calculation.
   if (mins_blocked_ && cfg_.prio.decay_half_life_s > 0) wake_special(out, std::max(v.now + 1, last_calc_s_ + cfg_.prio.calc_period_s));
-  // A job kept out only by a reservation may start at the window's next boundary.
-  if (resv_blocked_)
+  // A job kept out only by a reservation may start at the window's next boundary (one still
+  // ahead: a one-off window that ends now has no boundary left).
+  if (resv_blocked_ && !resv_spent_)
     for (const auto& r : resv_) {
       if (std::isfinite(r.deleted_s)) continue;
       SimTime s0, e0;
       r.window(v.now, s0, e0);
       if (s0 > v.now) wake_special(out, s0);
-      else if (std::isfinite(e0)) wake_special(out, e0);
+      else if (e0 > v.now && std::isfinite(e0)) wake_special(out, e0);
     }
   resv_note_used();
   if (topo_mode_ != 0) topo_end(v, out);

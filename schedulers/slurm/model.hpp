@@ -328,6 +328,7 @@ class SlurmModel final : public Scheduler {
   }
   void resv_end_kills(const Snapshot& v, Decisions& out);
   void resv_purge(const Snapshot& v, Decisions& out);
+  bool resv_boundaries_spent(const Snapshot& v);
   bool try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& waiting);
   // May a job of QOS q preempt running job r now (preempt_qos.c, preempt.c)? When only PreemptExemptTime keeps
   // r, exempt_until says until when (else -1).
@@ -577,6 +578,12 @@ class SlurmModel final : public Scheduler {
   bool adj_on_ = false;
   bool resv_blocked_ = false;
   bool resv_deleted_ = false;  // resv_prepare refused because the job's reservation is gone
+  bool resv_spent_ = false;    // reservation boundaries can start nothing more (resv_boundaries_spent)
+  // The quiet stretch resv_boundaries_spent() measures: nothing running, no job event or policy
+  // change, the same GPUs up, since quiet_since_s_.
+  uint64_t quiet_events_ = UINT64_MAX;
+  int64_t quiet_up_ = -1;
+  SimTime quiet_since_s_ = 0;
   bool mins_blocked_ = false;
   // Skipping periodic passes that cannot decide anything new (nothing happened since the last
   // one of the same kind, the queue order is the same, no time-dependent condition expired).

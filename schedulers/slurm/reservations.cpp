@@ -165,6 +165,36 @@ bool SlurmModel::resv_prepare_some(JobIdx j, SimTime t0, SimTime t1, SimTime& wa
   return true;
 }
 
+// Reservation boundaries repeat with the longest recurring period (HOURLY, DAILY and WEEKLY
+// divide one another). Once a whole period has gone by with nothing running, no job event or
+// policy change and the same GPUs up, and every one-off window is over, each boundary ahead
+// repeats one already passed without effect: none can start a job. slurmctld would keep such
+// jobs pending for ever; the model stops waking for the boundaries, so the run ends (jobs
+// PENDING, Reason=Reservation) instead of waking for ever. The next event starts a new stretch.
+// (Fair-share decay can still reorder the queue in such a stretch; with nothing running and
+// nothing started over a whole period, no order has let a job start.)
+bool SlurmModel::resv_boundaries_spent(const Snapshot& v) {
+  if (!v.running.empty() || events_ != quiet_events_ || v.cluster.total_up_gpus != quiet_up_) {
+    quiet_events_ = events_;
+    quiet_up_ = v.cluster.total_up_gpus;
+    quiet_since_s_ = v.now;
+    return false;
+  }
+  SimTime cycle = 0, from = quiet_since_s_;
+  for (const auto& r : resv_) {
+    if (std::isfinite(r.deleted_s)) continue;
+    if (r.period_s > 0) {
+      cycle = std::max(cycle, r.period_s);
+      continue;
+    }
+    SimTime s, e;
+    r.window(v.now, s, e);
+    if (e > v.now) return false;  // a one-off window still ahead changes what follows
+    from = std::max(from, e);
+  }
+  return cycle > 0 && v.now - from >= cycle;
+}
+
 void SlurmModel::resv_account(const Snapshot& v) {
   for (auto& r : resv_) {
     const SimTime b = std::min(v.now, r.deleted_s);  // a purged reservation stops counting

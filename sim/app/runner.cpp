@@ -55,6 +55,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   }
   EngineConfig ec = sc.engine;
   ec.check_invariants = ec.check_invariants || opts.check_invariants;
+  if (opts.watchdog) ec.watchdog = *opts.watchdog;
   Engine engine(sc.workload, sc.cluster, *sched, ec, sc.floors);
   engine.add_node_events(sc.node_events);
   GovernanceGate gate(sc.governance, sc.workload.strings, sc.changes, opts.force_changes);
@@ -64,7 +65,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     fabric_model = std::make_unique<FabricRuntime>(sc.fabric);
     engine.set_runtime_model(fabric_model.get());
   }
-  engine.run();
+  try {
+    engine.run();
+  } catch (const NoProgressError& e) {  // the scenario drove the model into a loop: bad input, one line
+    throw StalledRunError(sc.file, "/scheduler", e.what());
+  }
 
   const auto& jobs = sc.workload.jobs;
   const auto& runs = engine.runs();

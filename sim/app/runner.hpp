@@ -1,11 +1,14 @@
 #pragma once
 // Runs a loaded scenario and renders the output contract: metrics.json, jobs.csv,
 // timeline.csv, scenario.resolved.json (DESIGN.md "Output contract").
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "sim/app/scenario.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
 #include "sim/core/output_guard.hpp"
 
 namespace floorsim::app {
@@ -17,6 +20,7 @@ struct RunOptions {
   bool render_csv = true;         // false: metrics only (sweeps, benchmarks)
   std::vector<std::string> force_changes;  // change ids applied as proposed, bypassing review (impact)
   bool keep_runs = false;         // fill RunResult::runs and node_lists (audit accounting)
+  std::optional<WatchdogLimits> watchdog;  // tighter no-progress limits (the fuzzer's short runs)
 };
 
 struct RunResult {
@@ -31,6 +35,14 @@ struct RunResult {
   SimTime end_s = 0;                     // simulated time when the run stopped
 };
 
+// The run stopped making progress (the engine's watchdog, NoProgressError): reported against the
+// scenario's scheduler block, since the input drove the model into the loop.
+class StalledRunError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// Throws StalledRunError when the engine's watchdog stops the run.
 RunResult run_scenario(const Scenario& sc, const RunOptions& opts = {});
 
 // Writes the four files (plus approval_log.csv/.json when the scenario has changes) into `out`

@@ -40,6 +40,7 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
     frac_demand_milli_.assign(wl_.strings.size(), 0);
   }
   if (cfg_.check_invariants) inv_ = std::make_unique<InvariantChecker>(*this);
+  watchdog_ = ProgressWatchdog(cfg_.watchdog);
 }
 
 // A class's packed jobs are charged to the ledger as the ceiling of their summed share (four
@@ -88,6 +89,7 @@ void Engine::add_policy_changes(std::span<const PolicyChange> changes, ChangeGat
 
 void Engine::push(SimTime t, EventKind k, uint32_t a, uint32_t b) {
   if (inv_) inv_->on_push(t);
+  if (k != EventKind::Wake) ++queued_other_;
   events_.push({t, k, seq_++, a, b});
 }
 
@@ -162,6 +164,7 @@ void Engine::run() {
 
 void Engine::handle(const Event& ev) {
   ++stats_.events;
+  if (ev.kind != EventKind::Wake) --queued_other_;
   switch (ev.kind) {
     case EventKind::End: {
       JobRun& r = runs_[ev.a];
@@ -191,6 +194,7 @@ void Engine::handle(const Event& ev) {
 
 void Engine::submit(JobIdx j) {
   ++stats_.events;
+  ++progress_;
   JobRun& r = runs_[j];
   r.eligible_s = now_;
   r.queued_s = now_;
@@ -268,9 +272,27 @@ void Engine::pass() {
   if (cfg_.sched_interval_s > 0 && pending_.size() > pending_head_)
     wake = std::min(wake, now_ + cfg_.sched_interval_s);
   if (wake != kNever) {
-    if (wake <= now_) throw std::logic_error(fmt::format("{} asked for a pass at {} (now {})", sched_.name(), wake, now_));
+    // A wake-up at the current time is another pass at it (the watchdog bounds how many).
+    if (wake < now_) throw std::logic_error(fmt::format("{} asked for a pass at {} (now {})", sched_.name(), wake, now_));
     if (pending_wakes_.insert(wake).second) push(wake, EventKind::Wake, 0);
   }
+  watch();
+}
+
+void Engine::watch() {
+  const bool only_wakeups = queued_other_ == 0 && next_submit_ == wl_.jobs.size();
+  const auto stall = watchdog_.after_pass(now_, progress_, only_wakeups);
+  if (stall == ProgressWatchdog::Stall::None) return;
+  const size_t pending = pending_.size() - pending_head_ - removed_count_;
+  if (stall == ProgressWatchdog::Stall::AtInstant)
+    throw NoProgressError(fmt::format(
+        "{}: {} scheduler passes at t={} s with no job submitted, started, ended or preempted; the model "
+        "keeps asking for another pass at the same instant, so simulated time cannot advance",
+        sched_.name(), watchdog_.passes_at_instant(), now_));
+  throw NoProgressError(fmt::format(
+      "{}: {} scheduler passes from t={} s to t={} s with no job started, ended or preempted, and nothing "
+      "left to happen but its wake-ups ({} jobs pending and {} running); the model would wake up for ever",
+      sched_.name(), watchdog_.idle_wakeups(), watchdog_.idle_since_s(), now_, pending, running_.size()));
 }
 
 void Engine::apply(const Decisions& d) {
@@ -363,6 +385,7 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
     }
   }
   remove_pending(j);
+  ++progress_;
   r.state = JobState::Running;
   r.start_s = now_;
   if (r.first_start_s < 0) r.first_start_s = now_;
@@ -387,6 +410,7 @@ void Engine::stop_job(JobIdx j, StopKind how) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
   const double weight = gpu_weight(j);
+  ++progress_;
   if (inv_) inv_->on_release(j);
   if (r.gpu_slot >= 0) {
     release_slot(j);
@@ -438,6 +462,7 @@ void Engine::stop_job(JobIdx j, StopKind how) {
 void Engine::finish_job(JobIdx j, JobState s) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
+  ++progress_;
   if (inv_) inv_->touch(j);
   if (r.state == JobState::Running) {
     r.alloc_gpu_s += (now_ - r.start_s) * gpu_weight(j);
@@ -485,6 +510,7 @@ void Engine::node_event(const NodeEvent& ne) {
     total_up_ -= cluster_.node_gpus[n];
     free_gpus_[n] = 0;
   }
+  ++progress_;
   need_pass_ = true;
 }
 
@@ -513,6 +539,7 @@ void Engine::policy_change(uint32_t index) {
         cancel_job(it.job);
       }
       compact_pending();
+      ++progress_;
       need_pass_ = true;
     }
     decisions_.clear();

@@ -12,12 +12,20 @@
 //   5. submissions, in (submit_s, job id) order,
 //   6. scheduler wake-ups,
 // then runs ONE scheduler pass, applies its decisions in order, and records metrics. If the
-// decisions created events at the same timestamp (zero-length jobs), the loop repeats at it.
+// decisions created events at the same timestamp (zero-length jobs), or the model asked for a
+// wake-up at the current time, the loop repeats at it.
+//
+// No hang, ever: every pass goes through the progress watchdog (watchdog.hpp). More than
+// 10,000 consecutive passes at one instant with no state change (no submission, start, end,
+// preemption, requeue, node event or applied policy change), or, once nothing but wake-ups is
+// left to happen, more than 1,000,000 passes or a decade of simulated time with no state
+// change, end the run with NoProgressError: one line naming the model and what looped.
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <queue>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/core/cluster.hpp"
@@ -27,6 +35,7 @@
 #include "sim/core/runtime_model.hpp"
 #include "sim/core/scheduler_api.hpp"
 #include "sim/core/types.hpp"
+#include "sim/core/watchdog.hpp"
 
 namespace floorsim {
 
@@ -37,6 +46,14 @@ struct EngineConfig {
   SimTime requeue_delay_s = 0;     // requeued jobs may start again only after this delay
   bool check_invariants = false;   // verify allocation and state invariants after every event (invariants.hpp)
   bool keep_timeline = true;       // record per-class timeline rows
+  WatchdogLimits watchdog;         // when a run that makes no progress is stopped (watchdog.hpp)
+};
+
+// The run stopped making progress (see the watchdog above): what() is one line naming the model
+// and what looped. The input drove the model there, so callers report it as bad input.
+class NoProgressError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct NodeEvent {
@@ -131,6 +148,7 @@ class Engine {
   void policy_change(uint32_t index);
   void cancel_job(JobIdx j);  // pending or running -> Cancelled (not a preemption)
   void check_invariants() const;
+  void watch();  // after each pass: throws NoProgressError when the watchdog fires
   void notify(JobEvent::Kind kind, JobIdx j, JobState s = JobState::Pending);
 
   const Workload& wl_;
@@ -164,6 +182,9 @@ class Engine {
   SimTime now_ = 0;
   bool need_pass_ = false;
   bool notify_ = true;  // scheduler wants on_job_event
+  uint64_t progress_ = 0;     // state changes so far (the watchdog's measure of progress)
+  uint64_t queued_other_ = 0; // events in events_ that are not wake-ups (ends, stops, node events, changes)
+  ProgressWatchdog watchdog_;
 
   Decisions decisions_;
   RuntimeModel* runtime_model_ = nullptr;

@@ -1,6 +1,7 @@
 // fuzz_replay: runs inputs through the fuzz targets without libFuzzer (any compiler).
 //   fuzz_replay --list                 target names and their seed globs, one per line
 //   fuzz_replay TARGET FILE|DIR...     exit 0 when every input ends in success or InputError
+//   fuzz_replay --show TARGET FILE     the scenario a generating target (slurm_sim) makes of FILE
 // ctest runs it on tests/fuzz/regress/<target>/ (every crash the fuzzers found, kept).
 #include <algorithm>
 #include <cstdio>
@@ -14,14 +15,32 @@
 
 namespace fs = std::filesystem;
 
+namespace {
+std::string read_all(const fs::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace floorsim::fuzz;
   if (argc == 2 && std::string(argv[1]) == "--list") {
     for (const auto& t : targets()) std::printf("%s\t%s\n", t.name, t.seeds);
     return 0;
   }
+  if (argc == 4 && std::string(argv[1]) == "--show") {  // what a generating target makes of FILE
+    const Target* t = find_target(argv[2]);
+    if (!t || !t->show) {
+      std::fprintf(stderr, "fuzz_replay: %s is not a target that generates its input\n", argv[2]);
+      return 2;
+    }
+    std::fputs(t->show(read_all(argv[3])).c_str(), stdout);
+    return 0;
+  }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: fuzz_replay --list | TARGET FILE|DIR...\n");
+    std::fprintf(stderr, "usage: fuzz_replay --list | --show TARGET FILE | TARGET FILE|DIR...\n");
     return 2;
   }
   const Target* t = find_target(argv[1]);
@@ -41,10 +60,7 @@ int main(int argc, char** argv) {
   std::sort(files.begin(), files.end());
   int bad = 0;
   for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!run_one(*t, ss.str())) {
+    if (!run_one(*t, read_all(f))) {
       std::fprintf(stderr, "fuzz_replay %s: FAIL on %s\n", t->name, f.c_str());
       ++bad;
     }

@@ -1,17 +1,21 @@
-// The reader fuzz targets (see targets.hpp). One row per reader.
+// The fuzz targets (see targets.hpp). One row per reader, and slurm_sim.
 #include "tests/fuzz/targets.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "schedulers/kueue/manifest.hpp"
 #include "schedulers/registry.hpp"
 #include "schedulers/slurm/config.hpp"
 #include "sim/app/compare.hpp"
+#include "sim/app/runner.hpp"
 #include "sim/app/scenario.hpp"
 #include "sim/app/sweep.hpp"
 #include "traces/synthetic.hpp"
@@ -19,6 +23,7 @@
 #include "sim/core/input.hpp"
 #include "sim/core/io.hpp"
 #include "traces/readers.hpp"
+#include "tests/fuzz/slurm_scenario.hpp"
 
 #ifndef FLOORSIM_SOURCE_DIR
 #define FLOORSIM_SOURCE_DIR "."
@@ -92,6 +97,29 @@ void sweep(std::string_view data) {
 void bands(std::string_view data) { (void)app::compare::parse_bands(app::parse_json_text(std::string(data), kFile), kFile); }
 void rate(std::string_view data) { (void)traces::read_rate_profile(kFile, data); }
 
+// A generated Slurm scenario (slurm_scenario.hpp), run to the end with invariant checks. It must
+// finish: the engine's watchdog firing (StalledRunError) or a run over kWallLimit is a failure,
+// as is any error other than InputError (the generator may combine settings the model refuses).
+constexpr std::chrono::seconds kWallLimit{10};
+void slurm_sim(std::string_view data) {
+  const app::Scenario sc = app::load_scenario(slurm_scenario_from_bytes(data), kFile, FLOORSIM_SOURCE_DIR "/examples");
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    app::RunOptions o;
+    o.render_csv = false;
+    // Generated runs end within days of simulated time: 20,000 idle wake-ups is a loop, found
+    // faster than the default million would (a loop every few minutes of simulated time).
+    o.watchdog = WatchdogLimits{.idle_wakeups = 20'000};
+    (void)app::run_scenario(sc, o);
+  } catch (const app::StalledRunError& e) {
+    throw std::logic_error(std::string("the run stopped making progress: ") + e.what());
+  }
+  const auto wall = std::chrono::steady_clock::now() - t0;
+  if (wall > kWallLimit)
+    throw std::logic_error(fmt::format("the run took {:.1f} s of wall time (limit {} s)", std::chrono::duration<double>(wall).count(), kWallLimit.count()));
+}
+std::string show_slurm_sim(std::string_view data) { return slurm_scenario_from_bytes(data).dump(1) + "\n"; }
+
 constexpr Target kTargets[] = {
     {"scenario", scenario, "examples/*.json examples/slurm-quant/scenario.json tests/cli/data/*.json"},
     {"swf", trace<traces::detail::read_swf>, "tests/traces/data/swf_*.swf traces/data/pwa/*.swf*"},
@@ -108,6 +136,7 @@ constexpr Target kTargets[] = {
     {"sweep", sweep, "examples/sweeps/*.json"},
     {"bands", bands, "examples/ci/bands.json"},
     {"rate", rate, "examples/traces/intraday_rate.csv"},
+    {"slurm_sim", slurm_sim, "", show_slurm_sim},  // seeds: tests/fuzz/seeds/slurm_sim (bytes, see slurm_scenario.cpp)
 };
 
 }  // namespace

@@ -172,3 +172,31 @@ TEST_CASE("slurm §6: a job longer than every window of a recurring reservation 
     CHECK(res->report["main_passes"].get<uint64_t>() < 10);
   }
 }
+
+TEST_CASE("slurm §6: reservations a job did not ask for keep it out of every gap: the model stops waking once the pattern has repeated",
+          "[slurm][resv]") {
+  // n001 is reserved for u9 for the first 600 s of every hour. A job of u1 with a 7,200 s limit
+  // overlaps every occurrence, so no boundary can ever start it (slurmctld leaves it pending).
+  // Found by the slurm_sim fuzzer: the model used to wake at every boundary for ever.
+  SlurmConfig c;
+  auto r = resv("hourly", 0, 600);
+  r.nodes = {"n001"};
+  r.users = {"u9"};
+  r.request_classes = {};
+  r.period = sl::Reservation::Period::Hourly;
+  c.reservations = {r};
+  const double horizon_s = 30 * 86400;  // 1,440 boundaries before the fix
+  SECTION("no event ahead: one hour of boundaries, then none") {
+    auto res = run(c, {{1, 0, 600, 7200, 8, 0, "u1"}}, 1, 8, horizon_s);
+    CHECK(res->start(1) == -1);
+    CHECK(res->reason(1) == "Resources");  // as the model reports a job the reserved nodes keep out
+    CHECK(res->report["main_passes"].get<uint64_t>() < 10);
+  }
+  SECTION("a later submission starts a new stretch: a job that fits a gap starts in the next one") {
+    const double t = 2 * 86400 + 100;  // inside that hour's window
+    auto res = run(c, {{1, 0, 600, 7200, 8, 0, "u1"}, {2, t, 600, 1800, 8, 0, "u1"}}, 1, 8, horizon_s);
+    CHECK(res->start(1) == -1);
+    CHECK(res->start(2) == 2 * 86400 + 600);
+    CHECK(res->report["main_passes"].get<uint64_t>() < 20);
+  }
+}
