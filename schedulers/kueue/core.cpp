@@ -218,6 +218,9 @@ Preemptor Core::preemptor_of(uint32_t key) const {
   return p;
 }
 
+// One scheduling cycle, in the shape of Kueue's Scheduler.schedule() (pkg/scheduler/scheduler.go):
+// take the heads, nominate them against one snapshot, order them, process them one by one on a
+// mutating snapshot, then commit what was decided (admit, issue preemptions, requeue).
 bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& records,
                  std::vector<Eviction>& evictions) {
   now_ = now;
@@ -225,7 +228,15 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
     for (uint32_t q = 0; q < lqs_.size(); ++q) lq_scores_[q] = lq_usage(q, now);
     pre_.lq_score = &lq_scores_;
   }
-  // 1. Heads: one per CQ (the sticky preemptor first).
+  if (!take_heads(now)) return false;
+  for (Entry& e : entries_) nominate(e);
+  std::sort(entries_.begin(), entries_.end(), [this](const Entry& x, const Entry& y) { return classical_before(x, y); });
+  process_entries(place, records);
+  return commit_entries(now, evictions);
+}
+
+// Heads (queue.Manager.Heads): one per CQ, the sticky preemptor first. False if there are none.
+bool Core::take_heads(double now) {
   entries_.clear();
   tpool_.clear();
   for (NodeId cq : cq_nodes_) {
@@ -237,174 +248,162 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
     info_[key].where = Where::Head;
     entries_.push_back(Entry{key, Assignment{}, 0, 0});
   }
-  if (entries_.empty()) return false;
+  return !entries_.empty();
+}
 
-  // 2. Nominate against the snapshot at the start of the cycle.
-  for (Entry& e : entries_) {
-    const Info& i = info_[e.key];
-    if (!m_.cq[i.cq].active) continue;
-    Preemptor in = preemptor_of(e.key);
-    const bool ts_matters = m_.cq[i.cq].preemption.within == Policy::LowerOrNewerEqualPriority;
-    Memo* hit = nullptr;
-    for (int w = 0; w < kMemoWays && !hit; ++w) {
-      Memo& mm = memo_[static_cast<size_t>(i.cq) * kMemoWays + w];
-      if (mm.version == version_ && mm.priority == i.priority && mm.req == i.req && (!ts_matters || mm.ts == i.queue_ts))
-        hit = &mm;
-    }
-    if (hit) {
-      e.a = hit->a;
-      continue;
-    }
-    e.a = fa_.assign(m_, m_.tree, adm_, pre_, in, i.req);
-    if (e.a.representative_preempt()) {
-      in.usage = e.a.usage;
-      in.need = e.a.need_preemption;
-      pre_.targets(m_, m_.tree, adm_, in, tbuf_);
-      e.t_off = static_cast<uint32_t>(tpool_.size());
-      e.t_cnt = static_cast<uint32_t>(tbuf_.size());
-      tpool_.insert(tpool_.end(), tbuf_.begin(), tbuf_.end());
-    }
-    if (e.a.mode == Mode::NoFit || (e.a.representative_preempt() && e.t_cnt == 0)) {
-      Memo& mm = memo_[static_cast<size_t>(i.cq) * kMemoWays + memo_next_[i.cq]];
-      memo_next_[i.cq] = static_cast<uint8_t>((memo_next_[i.cq] + 1) % kMemoWays);
-      mm.version = version_;
-      mm.req = i.req;
-      mm.priority = i.priority;
-      mm.ts = i.queue_ts;
-      mm.a = e.a;
+// nominate(): flavor assignment and, where it needs preemption, the targets, against the
+// snapshot at the start of the cycle. Failed nominations are memoized (see Memo).
+void Core::nominate(Entry& e) {
+  const Info& i = info_[e.key];
+  if (!m_.cq[i.cq].active) return;
+  Preemptor in = preemptor_of(e.key);
+  const bool ts_matters = m_.cq[i.cq].preemption.within == Policy::LowerOrNewerEqualPriority;
+  for (int w = 0; w < kMemoWays; ++w) {
+    const Memo& mm = memo_[static_cast<size_t>(i.cq) * kMemoWays + w];
+    if (mm.version == version_ && mm.priority == i.priority && mm.req == i.req && (!ts_matters || mm.ts == i.queue_ts)) {
+      e.a = mm.a;
+      return;
     }
   }
+  e.a = fa_.assign(m_, m_.tree, adm_, pre_, in, i.req);
+  if (e.a.representative_preempt()) {
+    in.usage = e.a.usage;
+    in.need = e.a.need_preemption;
+    pre_.targets(m_, m_.tree, adm_, in, tbuf_);
+    e.t_off = static_cast<uint32_t>(tpool_.size());
+    e.t_cnt = static_cast<uint32_t>(tbuf_.size());
+    tpool_.insert(tpool_.end(), tbuf_.begin(), tbuf_.end());
+  }
+  if (e.a.mode == Mode::NoFit || (e.a.representative_preempt() && e.t_cnt == 0)) {
+    Memo& mm = memo_[static_cast<size_t>(i.cq) * kMemoWays + memo_next_[i.cq]];
+    memo_next_[i.cq] = static_cast<uint8_t>((memo_next_[i.cq] + 1) % kMemoWays);
+    mm.version = version_;
+    mm.req = i.req;
+    mm.priority = i.priority;
+    mm.ts = i.queue_ts;
+    mm.a = e.a;
+  }
+}
 
-  // 3. Order (makeClassicalIterator): lower borrow level, higher priority, older, uid.
-  std::sort(entries_.begin(), entries_.end(), [this](const Entry& x, const Entry& y) {
-    if (x.a.borrow != y.a.borrow) return x.a.borrow < y.a.borrow;
-    const Info& a = info_[x.key];
-    const Info& b = info_[y.key];
-    if (s_.priority_sorting_within_cohort && a.priority != b.priority) return a.priority > b.priority;
-    if (a.queue_ts != b.queue_ts) return a.queue_ts < b.queue_ts;
-    return a.uid < b.uid;
-  });
+// Entry order (makeClassicalIterator): lower borrow level, higher priority, older, uid.
+bool Core::classical_before(const Entry& x, const Entry& y) const {
+  if (x.a.borrow != y.a.borrow) return x.a.borrow < y.a.borrow;
+  const Info& a = info_[x.key];
+  const Info& b = info_[y.key];
+  if (s_.priority_sorting_within_cohort && a.priority != b.priority) return a.priority > b.priority;
+  if (a.queue_ts != b.queue_ts) return a.queue_ts < b.queue_ts;
+  return a.uid < b.uid;
+}
 
-  // 4. Process sequentially on the mutating snapshot.
+bool Core::is_claimed(uint32_t slot) const { return slot < claimed_.size() && claimed_[slot]; }
+
+void Core::claim(uint32_t slot) {
+  if (slot >= claimed_.size()) claimed_.resize(slot + 1, 0);
+  claimed_[slot] = 1;
+  claimed_list_.push_back(slot);
+}
+
+// Processes the ordered entries one by one on the mutating snapshot (in fair sharing, the
+// order of the tournament), recording each outcome; the snapshot is back at the cycle start
+// afterwards.
+void Core::process_entries(const PlaceFn& place, std::vector<CycleRecord>& records) {
   saved_usage_ = m_.tree.usage_array();
   claimed_list_.clear();
   std::fill(root_assigned_.begin(), root_assigned_.end(), 0);
-  auto is_claimed = [&](uint32_t slot) { return slot < claimed_.size() && claimed_[slot]; };
-  auto claim = [&](uint32_t slot) {
-    if (slot >= claimed_.size()) claimed_.resize(slot + 1, 0);
-    claimed_[slot] = 1;
-    claimed_list_.push_back(slot);
-  };
-  bool progress = false;
-  bool committed = false;
   for (size_t step = 0; step < entries_.size(); ++step) {
     const int idx = m_.fair_sharing ? next_fair_entry() : static_cast<int>(step);
     Entry& e = entries_[idx];
     e.done = true;
-    const Info& i = info_[e.key];
-    const NodeId cq = i.cq;
-    const NodeId root = m_.tree.root(cq);
-    const Target* tb = tpool_.data() + e.t_off;
-    Outcome out;
-    if (!m_.cq[cq].active) {
-      out = Outcome::Inactive;
-    } else if (e.a.mode == Mode::NoFit) {
-      out = Outcome::NoFit;
-    } else if (e.a.representative_preempt() && e.t_cnt == 0) {
-      // No victims: reserve the capacity (capped at nominal, or nominal + borrowingLimit when
-      // borrowing) so that later entries cannot take it, unless reclaim=Any (spec §4.4).
-      if (m_.cq[cq].preemption.reclaim != Policy::Any) {
-        for (uint8_t k = 0; k < e.a.usage.n; ++k) {
-          const FrId f = e.a.usage.fr[k];
-          const Qty want = e.a.usage.qty[k];
-          Qty r;
-          if (e.a.borrow > 0) {
-            const Qty bl = m_.tree.borrowing_limit(cq, f);
-            r = bl == kNoLimit ? want : std::min(want, m_.tree.nominal(cq, f) + bl - m_.tree.usage(cq, f));
-          } else {
-            r = std::max<Qty>(0, std::min(want, m_.tree.nominal(cq, f) - m_.tree.usage(cq, f)));
-          }
-          if (r > 0) m_.tree.add_usage(cq, f, r);
-        }
-      }
-      out = Outcome::NoCandidates;
-    } else {
-      bool overlap = false;
-      for (uint32_t t = 0; t < e.t_cnt; ++t) overlap = overlap || is_claimed(tb[t].slot);
-      if (overlap) {
-        out = Outcome::Skipped;
-      } else if (s_.legacy_one_borrower_per_cohort && e.a.borrow > 0 && root_assigned_[root]) {
-        out = Outcome::Skipped;
-      } else {
-        // fits(): with this cycle's victims and the new targets removed.
-        for (uint32_t s : claimed_list_) m_.tree.remove(adm_[s].cq, adm_[s].usage);
-        for (uint32_t t = 0; t < e.t_cnt; ++t) m_.tree.remove(adm_[tb[t].slot].cq, adm_[tb[t].slot].usage);
-        const bool ok = m_.tree.fits(cq, e.a.usage);
-        for (uint32_t s : claimed_list_) m_.tree.add(adm_[s].cq, adm_[s].usage);
-        for (uint32_t t = 0; t < e.t_cnt; ++t) m_.tree.add(adm_[tb[t].slot].cq, adm_[tb[t].slot].usage);
-        if (!ok) {
-          out = Outcome::Skipped;
-        } else if (e.a.representative_preempt()) {
-          for (uint32_t t = 0; t < e.t_cnt; ++t) claim(tb[t].slot);
-          m_.tree.add(cq, e.a.usage);
-          root_assigned_[root] = 1;
-          out = Outcome::PreemptIssued;
-        } else if (place && (placing_ = e.a.usage, !place(e.key))) {
-          out = Outcome::NoNodes;
-        } else {
-          m_.tree.add(cq, e.a.usage);
-          root_assigned_[root] = 1;
-          out = Outcome::Admitted;
-        }
-      }
-    }
-    e.outcome = out;
-    records.push_back({e.key, out, e.a.mode, e.a.borrow});
+    e.outcome = process_entry(e, place);
+    records.push_back({e.key, e.outcome, e.a.mode, e.a.borrow});
   }
   for (uint32_t s : claimed_list_) claimed_[s] = 0;
-
-  // Back to the cycle-start snapshot, then commit the admissions for real.
   m_.tree.restore_usage(saved_usage_);
+}
+
+// What one entry gets on the snapshot as the earlier entries of this cycle left it.
+Outcome Core::process_entry(const Entry& e, const PlaceFn& place) {
+  const NodeId cq = info_[e.key].cq;
+  if (!m_.cq[cq].active) return Outcome::Inactive;
+  if (e.a.mode == Mode::NoFit) return Outcome::NoFit;
+  if (e.a.representative_preempt() && e.t_cnt == 0) {
+    if (m_.cq[cq].preemption.reclaim != Policy::Any) reserve_capacity(e);
+    return Outcome::NoCandidates;
+  }
+  const Target* tb = tpool_.data() + e.t_off;
+  for (uint32_t t = 0; t < e.t_cnt; ++t)
+    if (is_claimed(tb[t].slot)) return Outcome::Skipped;  // overlapping targets
+  const NodeId root = m_.tree.root(cq);
+  if (s_.legacy_one_borrower_per_cohort && e.a.borrow > 0 && root_assigned_[root]) return Outcome::Skipped;
+  if (!fits_after_claims(e)) return Outcome::Skipped;
+  if (e.a.representative_preempt()) {
+    for (uint32_t t = 0; t < e.t_cnt; ++t) claim(tb[t].slot);
+    m_.tree.add(cq, e.a.usage);
+    root_assigned_[root] = 1;
+    return Outcome::PreemptIssued;
+  }
+  if (place) {
+    placing_ = e.a.usage;
+    if (!place(e.key)) return Outcome::NoNodes;
+  }
+  m_.tree.add(cq, e.a.usage);
+  root_assigned_[root] = 1;
+  return Outcome::Admitted;
+}
+
+// No victims: reserve the capacity (capped at nominal, or nominal + borrowingLimit when
+// borrowing) so that later entries cannot take it, unless reclaim=Any (spec §4.4).
+void Core::reserve_capacity(const Entry& e) {
+  const NodeId cq = info_[e.key].cq;
+  for (uint8_t k = 0; k < e.a.usage.n; ++k) {
+    const FrId f = e.a.usage.fr[k];
+    const Qty want = e.a.usage.qty[k];
+    Qty r;
+    if (e.a.borrow > 0) {
+      const Qty bl = m_.tree.borrowing_limit(cq, f);
+      r = bl == kNoLimit ? want : std::min(want, m_.tree.nominal(cq, f) + bl - m_.tree.usage(cq, f));
+    } else {
+      r = std::max<Qty>(0, std::min(want, m_.tree.nominal(cq, f) - m_.tree.usage(cq, f)));
+    }
+    if (r > 0) m_.tree.add_usage(cq, f, r);
+  }
+}
+
+// fits(): with this cycle's victims and the entry's own targets removed.
+bool Core::fits_after_claims(const Entry& e) {
+  const NodeId cq = info_[e.key].cq;
+  const Target* tb = tpool_.data() + e.t_off;
+  for (uint32_t s : claimed_list_) m_.tree.remove(adm_[s].cq, adm_[s].usage);
+  for (uint32_t t = 0; t < e.t_cnt; ++t) m_.tree.remove(adm_[tb[t].slot].cq, adm_[tb[t].slot].usage);
+  const bool ok = m_.tree.fits(cq, e.a.usage);
+  for (uint32_t s : claimed_list_) m_.tree.add(adm_[s].cq, adm_[s].usage);
+  for (uint32_t t = 0; t < e.t_cnt; ++t) m_.tree.add(adm_[tb[t].slot].cq, adm_[tb[t].slot].usage);
+  return ok;
+}
+
+// Commits the outcomes on the real state, in entry order: admissions, preemptions issued
+// (the preemptor becomes its CQ's sticky head), requeues. Returns whether a later cycle at
+// this instant can make progress.
+bool Core::commit_entries(double now, std::vector<Eviction>& evictions) {
+  bool progress = false;
+  bool committed = false;
   bool skipped = false;
-  for (size_t idx = 0; idx < entries_.size(); ++idx) {
-    const Entry& e = entries_[idx];
-    const Entry& rec = e;
+  for (const Entry& e : entries_) {
     Info& i = info_[e.key];
     const NodeId cq = i.cq;
     const bool strict = m_.cq[cq].strict_fifo;
     const bool was_sticky = sticky_[cq] == e.key;
-    switch (rec.outcome) {
-      case Outcome::Admitted: {
+    switch (e.outcome) {
+      case Outcome::Admitted:
         if (was_sticky) sticky_[cq] = kNoKey;
-        Admitted a;
-        a.key = e.key;
-        a.uid = i.uid;
-        a.cq = cq;
-        a.priority = i.priority;
-        a.queue_ts = i.queue_ts;
-        a.reserved_s = now;
-        a.usage = e.a.usage;
-        a.lq = i.lq;
-        slot_[e.key] = adm_.insert(a);
-        m_.tree.add(cq, a.usage);
-        i.where = Where::Admitted;
-        afs_charge(e.key, now, +1);
+        admit(e, now);
         progress = committed = true;
         break;
-      }
-      case Outcome::PreemptIssued: {
+      case Outcome::PreemptIssued:
         sticky_[cq] = e.key;
         i.where = Where::Sticky;
-        const Target* tb = tpool_.data() + e.t_off;
-        for (uint32_t t = 0; t < e.t_cnt; ++t) {
-          Admitted& v = adm_[tb[t].slot];
-          if (v.evicted) continue;  // already being evicted: keeps its quota until it stops
-          v.evicted = true;
-          evictions.push_back({v.key, e.key, tb[t].reason});
-          progress = committed = true;
-        }
+        if (issue_evictions(e, evictions)) progress = committed = true;
         break;
-      }
       case Outcome::Skipped:  // FailedAfterNomination: straight back, whatever the strategy
         if (was_sticky) {  // stays the sticky head
           i.where = Where::Sticky;
@@ -439,6 +438,38 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
   if (skipped && committed) progress = true;
   if (committed) ++version_;  // admissions and eviction marks change what heads can do
   return progress;
+}
+
+void Core::admit(const Entry& e, double now) {
+  Info& i = info_[e.key];
+  Admitted a;
+  a.key = e.key;
+  a.uid = i.uid;
+  a.cq = i.cq;
+  a.priority = i.priority;
+  a.queue_ts = i.queue_ts;
+  a.reserved_s = now;
+  a.usage = e.a.usage;
+  a.lq = i.lq;
+  slot_[e.key] = adm_.insert(a);
+  m_.tree.add(i.cq, a.usage);
+  i.where = Where::Admitted;
+  afs_charge(e.key, now, +1);
+}
+
+// Marks the entry's targets evicted; a victim already being evicted keeps its quota until it
+// stops. Returns whether any new eviction was issued.
+bool Core::issue_evictions(const Entry& e, std::vector<Eviction>& evictions) {
+  bool any = false;
+  const Target* tb = tpool_.data() + e.t_off;
+  for (uint32_t t = 0; t < e.t_cnt; ++t) {
+    Admitted& v = adm_[tb[t].slot];
+    if (v.evicted) continue;
+    v.evicted = true;
+    evictions.push_back({v.key, e.key, tb[t].reason});
+    any = true;
+  }
+  return any;
 }
 
 // Compares two entries at cohort `at` (spec §7): not borrowing first (gate

@@ -129,6 +129,19 @@ class Core {
     Outcome outcome = Outcome::Inactive;
     bool done = false;
   };
+  // The steps of cycle() (pkg/scheduler/scheduler.go schedule()).
+  bool take_heads(double now);
+  void nominate(Entry& e);
+  bool classical_before(const Entry& x, const Entry& y) const;
+  void process_entries(const PlaceFn& place, std::vector<CycleRecord>& records);
+  Outcome process_entry(const Entry& e, const PlaceFn& place);
+  void reserve_capacity(const Entry& e);
+  bool fits_after_claims(const Entry& e);
+  bool is_claimed(uint32_t slot) const;
+  void claim(uint32_t slot);
+  bool commit_entries(double now, std::vector<Eviction>& evictions);
+  void admit(const Entry& e, double now);
+  bool issue_evictions(const Entry& e, std::vector<Eviction>& evictions);
   // Fair-sharing admission (spec §7 runTournament): the next entry to process, recomputed on
   // the mutating snapshot; -1 when none is left.
   int next_fair_entry();
