@@ -1,3 +1,5 @@
+// Kueue's queues and scheduling cycle (pkg/queue/cluster_queue.go, manager.go;
+// pkg/scheduler/scheduler.go schedule()); the header says what the core holds.
 #include "schedulers/kueue/core.hpp"
 
 #include <algorithm>
