@@ -11,7 +11,11 @@ namespace floorsim {
 
 struct ClusterConfig {
   std::vector<std::string> node_names;  // e.g. "gpu001"; used in node_list (hostlist form)
-  std::vector<int32_t> node_gpus;       // GPUs per node
+  std::vector<int32_t> node_gpus;       // GPUs per node (0 = a CPU-only node)
+  // CPUs and memory per node: each either empty (not given for any node: never binds) or one
+  // entry per node, 0 meaning "not given" for that node (slurm.conf CPUs=, RealMemory=).
+  std::vector<int32_t> node_cpus;
+  std::vector<int64_t> node_mem_bytes;
   std::vector<uint32_t> node_leaf;      // leaf switch / block index per node
   std::vector<std::string> leaf_names;  // by leaf index
   int32_t gpus_per_nvlink_domain = 0;   // 0 = a node is its own NVLink domain
