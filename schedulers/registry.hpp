@@ -3,6 +3,7 @@
 // validated by cfg::resolve) and a factory. The scenario's "scheduler" block picks one by "type".
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct SchedulerEntry {
   std::function<std::shared_ptr<const cfg::ObjectSpec>()> params;
   // Builds the model from the resolved block. Throws InputError on bad model input.
   std::function<std::unique_ptr<Scheduler>(const cfg::json& resolved, const SchedulerContext&)> make;
+  // The cluster the model's own configuration files describe (slurm.conf NodeName lines), or
+  // nullopt when they describe none. Empty for models that read no cluster. `base_dir` is the
+  // scenario's directory, for relative paths. Throws InputError on a file it cannot read.
+  std::function<std::optional<ClusterConfig>(const cfg::json& resolved, const std::string& base_dir)> cluster;
 };
 
 // The built-in models, in a stable order.

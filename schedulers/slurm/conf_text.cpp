@@ -74,7 +74,8 @@ char open_quote(const std::string& s) {
 // Logical lines of a slurm.conf-style file: comments removed, backslash continuations joined.
 std::vector<Line> logical_lines(const std::string& text) {
   std::vector<Line> out;
-  std::istringstream in(text);
+  // A UTF-8 byte-order mark (editors on Windows write one) is not part of the first key.
+  std::istringstream in(text.rfind("\xEF\xBB\xBF", 0) == 0 ? text.substr(3) : text);
   std::string raw, acc;
   int n = 0, start = 0;
   while (std::getline(in, raw)) {
@@ -106,27 +107,29 @@ std::vector<Line> logical_lines(const std::string& text) {
   return out;
 }
 
-// "Key=Value Key2="quoted value"" -> pairs (keys as written).
+// "Key=Value Key2="quoted value"" -> pairs (keys as written). As slurmctld's parse_config.c
+// (keyvalue_pattern): spaces may stand on either side of '=' ("Key = value", "Key= value"), a
+// quoted value may hold spaces and may be empty (Key=""), an unquoted one runs to the next space.
 std::vector<std::pair<std::string, std::string>> kv_tokens(const std::string& line, const std::string& file, int ln) {
+  auto space = [&](size_t at) { return at < line.size() && std::isspace(static_cast<unsigned char>(line[at])); };
   std::vector<std::pair<std::string, std::string>> out;
   size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    while (space(i)) ++i;
     if (i >= line.size()) break;
     size_t k = i;
-    while (k < line.size() && line[k] != '=' && !std::isspace(static_cast<unsigned char>(line[k]))) ++k;
+    while (k < line.size() && line[k] != '=' && !space(k)) ++k;
     const std::string key = line.substr(i, k - i);
-    if (k >= line.size() || line[k] != '=') {
+    while (space(k)) ++k;
+    if (key.empty() || k >= line.size() || line[k] != '=') {
       // slurmctld refuses what is left of a line that is not Key=Value ("Parse error in file ...
       // line N"); reading on without it would model a different cluster. Include lines never
-      // get here (read_slurm_conf_text takes them first).
-      size_t n = k;
-      while (n < line.size() && std::isspace(static_cast<unsigned char>(line[n]))) ++n;
-      if (n < line.size() && line[n] == '=')
-        throw InputError(file, std::to_string(ln), fmt::format("'{} =' has a space before '='; expected Key=Value without spaces", key));
-      throw InputError(file, std::to_string(ln), fmt::format("'{}' is not Key=Value; expected Key=Value words (a word without '=' is not slurm.conf syntax)", key));
+      // get here (the slurm.conf reader takes them first).
+      const std::string shown = key.empty() ? std::string("=") : key;
+      throw InputError(file, std::to_string(ln), fmt::format("'{}' is not Key=Value; expected Key=Value words (a word without '=' is not slurm.conf syntax)", shown));
     }
     ++k;
+    while (space(k)) ++k;
     std::string val;
     if (k < line.size() && (line[k] == '"' || line[k] == '\'')) {
       const char q = line[k];
@@ -135,9 +138,12 @@ std::vector<std::pair<std::string, std::string>> kv_tokens(const std::string& li
         throw InputError(file, std::to_string(ln), fmt::format("unterminated quote in value of {}; expected a closing {}", key, q));
       val = line.substr(k + 1, e - k - 1);
       i = e + 1;
+    } else if (k >= line.size()) {
+      // keyvalue_pattern needs a value: "Key=" ending the line is slurmctld's "Parse error".
+      throw InputError(file, std::to_string(ln), fmt::format("'{}=' has no value; expected Key=VALUE (Key=\"\" for an empty one)", key));
     } else {
       size_t e = k;
-      while (e < line.size() && !std::isspace(static_cast<unsigned char>(line[e]))) ++e;
+      while (e < line.size() && !space(e)) ++e;
       val = line.substr(k, e - k);
       i = e;
     }

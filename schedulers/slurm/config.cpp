@@ -4,6 +4,7 @@
 #include "schedulers/slurm/config.hpp"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <unordered_set>
 #include <sstream>
@@ -224,6 +225,8 @@ void read_gres_conf_text(const std::string& text, const std::string& file, Slurm
   io::check_utf8(text, file);
   // NodeName=n[1-8] Name=gpu [Type=a100] Count=8 | File=/dev/nvidia[0-7]. A line without
   // NodeName applies to every node; AutoDetect lines are ignored.
+  std::vector<std::string> notes;
+  std::map<std::string, int64_t> found;  // GPUs per node, over all its lines
   for (const auto& L : logical_lines(text)) {
     auto kv = kv_tokens(L.text, file, L.number);
     std::vector<std::string> nodes;
@@ -242,16 +245,36 @@ void read_gres_conf_text(const std::string& text, const std::string& file, Slurm
         } catch (const std::exception&) {
           bad(file, L.number, fmt::format("File={} is not a device list; expected e.g. /dev/nvidia[0-7]", v));
         }
-      } else if (k == "type" || k == "cores" || k == "autodetect" || k == "links" || k == "flags") continue;
+      } else if (k == "type" || k == "cores" || k == "cpus" || k == "autodetect" || k == "links" || k == "flags" ||
+                 k == "multiplefiles")
+        continue;  // device binding, not counts (CPUs is Cores' older name)
       else bad(file, L.number, fmt::format("unknown gres.conf key '{}'; expected NodeName, Name, Type, Count, File, Cores", key));
     }
     if (!gpu) continue;
     // A negative or oversized GPU Count is an error, not a line to skip or a count to wrap.
     if (!count_text.empty()) count = to_count(count_text, "Count", file, L.number);
     if (count < 0) continue;
-    for (auto& n : cfg.nodes)
-      if (all || std::find(nodes.begin(), nodes.end(), n.name) != nodes.end()) n.gpus = static_cast<int32_t>(count);
+    for (const auto& n : cfg.nodes)
+      if (all || std::find(nodes.begin(), nodes.end(), n.name) != nodes.end()) found[n.name] += count;
   }
+  // slurmctld schedules the GPUs slurm.conf's Gres= configures; the count a node's slurmd finds
+  // through gres.conf (its lines for that node added up) is checked against it
+  // (gres_node_config_validate): a lower one drains the node ("gres/gpu count reported lower
+  // than configured"). floorsim keeps slurm.conf's count.
+  for (const auto& n : cfg.nodes) {
+    auto it = found.find(n.name);
+    if (it == found.end() || it->second == n.gpus) continue;
+    const int64_t count = it->second;
+    if (n.gpus == 0)
+      notes.push_back(fmt::format("{}: node {} has {} GPUs in gres.conf but no Gres=gpu in slurm.conf; slurmctld schedules no GPU there, nor does floorsim", file, n.name, count));
+    else if (count < n.gpus)
+      notes.push_back(fmt::format("{}: node {} has {} GPUs in gres.conf, fewer than slurm.conf's Gres ({}); slurmctld drains such a node, floorsim keeps it up with {}", file, n.name, count, n.gpus, n.gpus));
+    else
+      notes.push_back(fmt::format("{}: node {} has {} GPUs in gres.conf, more than slurm.conf's Gres ({}); slurmctld schedules the configured {}, and so does floorsim", file, n.name, count, n.gpus, n.gpus));
+  }
+  // One line per node would drown a large site: the first few, then a count.
+  for (size_t i = 0; i < notes.size() && i < 5; ++i) cfg.warnings.push_back(notes[i]);
+  if (notes.size() > 5) cfg.warnings.push_back(fmt::format("{}: {} more nodes whose gres.conf GPU count differs from slurm.conf's", file, notes.size() - 5));
 }
 
 namespace {

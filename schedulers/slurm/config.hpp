@@ -90,7 +90,8 @@ struct User {
 
 struct Partition {
   std::string name;
-  std::vector<std::string> nodes;  // expanded node names; empty = ALL
+  std::vector<std::string> nodes;  // expanded node names; empty = ALL (unless no_nodes)
+  bool no_nodes = false;           // slurm.conf gave no Nodes=: slurmctld gives the partition no node
   int64_t priority_tier = 1;
   int64_t priority_job_factor = 1;
   double max_time_s = kNever;      // UNLIMITED
@@ -104,8 +105,23 @@ struct Partition {
 struct NodeDef {
   std::string name;
   int32_t gpus = 0;
-  int32_t cpus = 1;
+  std::string gpu_type;        // Gres=gpu:TYPE:N ("" = untyped; several types joined by ',')
+  int32_t cpus = 1;            // slurmctld's count: CPUs=, else Boards*Sockets*CoresPerSocket*ThreadsPerCore
+  bool cpus_given = false;     // CPUs= or a socket/core/thread count was written
+  int64_t real_memory_mb = 0;  // RealMemory= (0 = not given; slurmctld's default is 1 MB)
   int32_t weight = 1;
+  std::vector<std::string> features;  // Features= (NodeSet Feature= selects by them)
+  std::string state;                  // State= as written, lower case ("" = not given)
+  Origin origin;
+};
+
+// NodeSet=NAME Nodes=LIST | Feature=F (slurm.conf(5) "NODESET CONFIGURATION"): a name that
+// PartitionName Nodes= may use in place of node names.
+struct NodeSet {
+  std::string name;
+  std::vector<std::string> nodes;
+  std::string feature;  // Feature=: every node with it (resolved once all nodes are read)
+  Origin origin;
 };
 
 struct Switch {
@@ -161,7 +177,7 @@ struct SchedParams {
   int64_t bf_max_job_user = 0;
   double kill_wait_s = 30;
   double over_time_limit_s = 0;
-  double requeue_delay_s = 120;       // cred_expire default; begin = now + delay + 1 (spec §8)
+  double requeue_delay_s = 120;       // AuthInfo cred_expire (default 120); begin = now + delay + 1
   double max_switch_wait_s = 300;
 };
 
@@ -194,6 +210,7 @@ struct SlurmConfig {
   std::vector<int64_t> block_sizes;      // topology/block BlockSizes (in nodes); empty = default
   Origin block_sizes_origin;
   std::vector<NodeDef> nodes;
+  std::vector<NodeSet> nodesets;
   std::vector<Partition> partitions;
   std::vector<Qos> qos;
   std::vector<Account> accounts;

@@ -94,10 +94,14 @@ void SlurmModel::build_qos(const std::string& file) {
 uint32_t SlurmModel::build_partitions(const ClusterConfig& cluster, const std::string& file) {
   std::map<std::string, NodeIdx> node_index;
   for (size_t n = 0; n < nn_; ++n) node_index[cluster.node_names[n]] = static_cast<NodeIdx>(n);
+  // A partition's CPUs (the job-size factor's denominator): the cluster's, else slurm.conf's
+  // (slurmctld's count, 1 when a node gives none), else 1 per node.
+  std::map<std::string, int64_t> conf_cpus;
+  for (const auto& d : cfg_.nodes) conf_cpus[d.name] = d.cpus;
   auto node_cpus = [&](NodeIdx n) -> int64_t {
-    for (const auto& d : cfg_.nodes)
-      if (d.name == cluster.node_names[n]) return d.cpus;
-    return 1;
+    if (n < cluster.node_cpus.size() && cluster.node_cpus[n] > 0) return cluster.node_cpus[n];
+    auto it = conf_cpus.find(cluster.node_names[n]);
+    return it == conf_cpus.end() ? 1 : it->second;
   };
   // Partitions: with none configured, one default partition holds every node.
   if (cfg_.partitions.empty()) {
@@ -109,7 +113,7 @@ uint32_t SlurmModel::build_partitions(const ClusterConfig& cluster, const std::s
   for (const auto& p : cfg_.partitions) {
     PartRt r;
     r.name = p.name;
-    r.mask.assign(nn_, p.nodes.empty() ? 1 : 0);
+    r.mask.assign(nn_, p.nodes.empty() && !p.no_nodes ? 1 : 0);
     for (const auto& n : p.nodes) {
       auto it = node_index.find(n);
       if (it == node_index.end())
@@ -315,17 +319,22 @@ ClusterConfig cluster_from_conf(const SlurmConfig& cfg) {
     if (!s.nodes.empty()) {
       const uint32_t l = static_cast<uint32_t>(c.leaf_names.size());
       c.leaf_names.push_back(s.name);
-      for (const auto& n : s.nodes) leaf_of[n] = l;
+      for (const auto& n : s.nodes) leaf_of.emplace(n, l);  // the first leaf switch naming a node
     }
   for (const auto& b : cfg.blocks) {
     const uint32_t l = static_cast<uint32_t>(c.leaf_names.size());
     c.leaf_names.push_back(b.name);
-    for (const auto& n : b.nodes) leaf_of[n] = l;
+    for (const auto& n : b.nodes) leaf_of.emplace(n, l);
   }
   if (c.leaf_names.empty()) c.leaf_names.push_back("leaf1");
+  const bool any_cpus = std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.cpus_given; });
+  const bool any_mem = std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.real_memory_mb > 0; });
   for (const auto& n : cfg.nodes) {
     c.node_names.push_back(n.name);
     c.node_gpus.push_back(n.gpus);
+    // CPUs and RealMemory: 0 where a node does not give them (ClusterConfig: "not given").
+    if (any_cpus) c.node_cpus.push_back(n.cpus_given ? n.cpus : 0);
+    if (any_mem) c.node_mem_bytes.push_back(n.real_memory_mb * 1024 * 1024);  // RealMemory is in MB (MiB)
     auto it = leaf_of.find(n.name);
     c.node_leaf.push_back(it == leaf_of.end() ? 0 : it->second);
   }

@@ -547,6 +547,15 @@ SchedulerEntry registry_entry() {
             SlurmConfig c = config_from(resolved, ctx);
             for (const auto& w : c.warnings) std::fprintf(stderr, "floorsim: warning: %s\n", w.c_str());
             return make_model(std::move(c), ctx.workload, ctx.cluster, ctx.scenario_file);
+          },
+          [](const json& b, const std::string& base_dir) -> std::optional<ClusterConfig> {
+            // The files alone: warnings are given once, when the model is built from them.
+            SlurmConfig c;
+            if (b["slurm_conf"].get<std::string>().empty()) return std::nullopt;
+            read_slurm_conf(resolve_path(base_dir, b["slurm_conf"]), c);
+            if (c.nodes.empty()) return std::nullopt;
+            if (!b["topology_conf"].get<std::string>().empty()) read_topology_conf(resolve_path(base_dir, b["topology_conf"]), c);
+            return cluster_from_conf(c);
           }};
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -235,7 +236,7 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                {string("name", "scenario", "scenario name (reported in metrics.json)"),
                 string("description", "", "free text"),
                 integer("seed", 1, "random seed for every stochastic part").at_least(0),
-                object("cluster", cluster_spec(), "the cluster"),
+                object("cluster", cluster_spec(), "the cluster (may be left out when the slurm model's slurm.conf declares the nodes)"),
                 object("workload", workload_spec(), "the jobs"),
                 map_of("classes", class_spec(), "workload classes by name, with their floors"),
                 object("class_rule", class_rule_spec(), "how jobs map to classes"),
@@ -373,6 +374,38 @@ ClusterConfig build_cluster(const json& c) {
                           c["nodes_per_leaf"].get<size_t>());
   }
   return out;
+}
+
+// The cluster: the scenario's "cluster" block, or the nodes the scheduler's own configuration
+// files declare (slurm.conf NodeName lines). Given both, they must agree node for node (names
+// and GPUs): running on one while the other says otherwise would be a silent guess.
+// A block that gives only gpu_memory_mib describes no nodes. With the nodes taken from the
+// files, the resolved scenario keeps no node keys, so that it runs again as it ran.
+ClusterConfig cluster_of(const json& doc, json& r, const std::string& file, const std::string& base_dir) {
+  const SchedulerEntry* entry = find_scheduler(r["scheduler"]["type"].get<std::string>());
+  std::optional<ClusterConfig> files;
+  if (entry && entry->cluster) files = entry->cluster(r["scheduler"], base_dir);
+  if (!files) return build_cluster(r["cluster"]);
+  static const char* kNodeKeys[] = {"nodes", "gpus_per_node", "node_prefix", "nodes_per_leaf", "node_groups"};
+  const json& given = doc.contains("cluster") && doc["cluster"].is_object() ? doc["cluster"] : json::object();
+  if (std::none_of(std::begin(kNodeKeys), std::end(kNodeKeys), [&](const char* k) { return given.contains(k); })) {
+    for (const char* k : kNodeKeys) r["cluster"].erase(k);
+    return *files;
+  }
+  ClusterConfig block = build_cluster(r["cluster"]);
+  std::string diff;
+  if (block.node_names != files->node_names)
+    diff = fmt::format("the cluster block has {} nodes ({}), the scheduler's files {} ({})", block.nodes(),
+                       hostlist(block.node_names), files->nodes(), hostlist(files->node_names));
+  else
+    for (size_t n = 0; n < block.nodes() && diff.empty(); ++n)
+      if (block.node_gpus[n] != files->node_gpus[n])
+        diff = fmt::format("node {} has {} GPUs in the cluster block, {} in the scheduler's files", block.node_names[n],
+                           block.node_gpus[n], files->node_gpus[n]);
+  if (!diff.empty())
+    fail(file, "/cluster", diff + "; expected the same nodes and GPUs (leave \"cluster\" out to take the nodes from slurm.conf)");
+  if (files->leaf_names.size() == 1) files->node_leaf = block.node_leaf, files->leaf_names = block.leaf_names;
+  return *files;
 }
 
 // The scheduler block: its "type" picks the model whose spec validates the rest.
@@ -706,7 +739,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   json r = resolve(doc, *scenario_spec(), "", file);
   r["scheduler"] = resolve_scheduler(r["scheduler"], file);
   sc.seed = r["seed"].get<uint64_t>();
-  sc.cluster = build_cluster(r["cluster"]);
+  sc.cluster = cluster_of(doc, r, file, base_dir);
   sc.base_nodes = sc.cluster.nodes();
   const json& blocks = r.contains("capacity_blocks") ? r["capacity_blocks"] : json::array();
   add_capacity_blocks(blocks, file, sc.cluster);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <functional>
 #include <map>
 #include <stdexcept>
 
@@ -81,48 +82,70 @@ std::string hostlist(const std::vector<std::string>& names) {
   return out;
 }
 
+namespace {
+
+// One bracketed range list "[1-3,7]" of `list` (`body` between the brackets) into its numbers,
+// zero-padded as written.
+std::vector<std::string> range_values(const std::string& body, const std::function<void(const char*)>& bad) {
+  std::vector<std::string> out;
+  if (body.empty()) bad("empty range");
+  size_t p = 0;
+  while (p <= body.size()) {
+    size_t c = body.find(',', p);
+    if (c == std::string::npos) c = body.size();
+    const std::string item = body.substr(p, c - p);
+    const size_t dash = item.find('-');
+    const std::string a = item.substr(0, dash);
+    const std::string b = dash == std::string::npos ? a : item.substr(dash + 1);
+    if (a.empty() || b.empty()) bad("empty range bound");
+    for (char ch : a + b)
+      if (!std::isdigit(static_cast<unsigned char>(ch))) bad("non-digit in range");
+    if (a.size() > 18 || b.size() > 18) bad("range bound too long");
+    const long lo = std::stol(a), hi = std::stol(b);
+    if (hi < lo) bad("descending range");
+    if (hi - lo >= 100000 || out.size() + static_cast<size_t>(hi - lo + 1) > 100000) bad("more than 100,000 names");
+    for (long v = lo; v <= hi; ++v) out.push_back(fmt::format("{:0{}}", v, static_cast<int>(a.size())));
+    p = c + 1;
+  }
+  return out;
+}
+
+// One host name pattern with any number of ranges ("r1i[0-3]n[0-15]"), appended to `out`.
+void expand_name(const std::string& item, std::vector<std::string>& out, const std::function<void(const char*)>& bad) {
+  const size_t open = item.find('[');
+  if (open == std::string::npos) {
+    if (item.find(']') != std::string::npos) bad("']' without '['");
+    if (!item.empty()) out.push_back(item);
+    return;
+  }
+  const size_t close = item.find(']', open);
+  if (close == std::string::npos) bad("missing ']'");
+  const std::string prefix = item.substr(0, open);
+  std::vector<std::string> rest;
+  expand_name(item.substr(close + 1), rest, bad);
+  if (rest.empty()) rest.push_back("");
+  // Bounds the whole list, not each range: "n[0-99999,0-99999,...]" must not exhaust memory
+  // (100,000 names is far past any real cluster).
+  for (const auto& v : range_values(item.substr(open + 1, close - open - 1), bad)) {
+    if (out.size() + rest.size() > 100000) bad("more than 100,000 names");
+    for (const auto& r : rest) out.push_back(prefix + v + r);
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> expand_hostlist(const std::string& list) {
   std::vector<std::string> out;
-  size_t i = 0;
   auto bad = [&](const char* why) { throw std::invalid_argument(fmt::format("bad hostlist \"{}\": {}", list, why)); };
-  while (i < list.size()) {
-    size_t j = i;
-    std::string prefix;
-    while (j < list.size() && list[j] != ',' && list[j] != '[') prefix += list[j++];
-    if (j < list.size() && list[j] == '[') {
-      const size_t close = list.find(']', j);
-      if (close == std::string::npos) bad("missing ']'");
-      const std::string body = list.substr(j + 1, close - j - 1);
-      if (body.empty()) bad("empty range");
-      std::string suffix;
-      size_t k = close + 1;
-      while (k < list.size() && list[k] != ',') suffix += list[k++];
-      size_t p = 0;
-      while (p <= body.size()) {
-        size_t c = body.find(',', p);
-        if (c == std::string::npos) c = body.size();
-        const std::string item = body.substr(p, c - p);
-        const size_t dash = item.find('-');
-        const std::string a = item.substr(0, dash);
-        const std::string b = dash == std::string::npos ? a : item.substr(dash + 1);
-        if (a.empty() || b.empty()) bad("empty range bound");
-        for (char ch : a + b)
-          if (!std::isdigit(static_cast<unsigned char>(ch))) bad("non-digit in range");
-        if (a.size() > 18 || b.size() > 18) bad("range bound too long");
-        const long lo = std::stol(a), hi = std::stol(b);
-        if (hi < lo) bad("descending range");
-        // Bounds the whole list, not each range: "n[0-99999,0-99999,...]" must not exhaust memory
-        // (100,000 names is far past any real cluster).
-        if (hi - lo >= 100000 || out.size() + static_cast<size_t>(hi - lo + 1) > 100000)
-          bad("more than 100,000 names");
-        for (long v = lo; v <= hi; ++v)
-          out.push_back(prefix + fmt::format("{:0{}}", v, static_cast<int>(a.size())) + suffix);
-        p = c + 1;
-      }
-      i = k + 1;
-    } else {
-      if (!prefix.empty()) out.push_back(prefix);
-      i = j + 1;
+  // Names are separated by commas outside brackets ("n[1-3,7],gpu01").
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= list.size(); ++i) {
+    if (i < list.size() && list[i] == '[') ++depth;
+    else if (i < list.size() && list[i] == ']') --depth;
+    else if (i == list.size() || (list[i] == ',' && depth == 0)) {
+      expand_name(list.substr(start, i - start), out, bad);
+      start = i + 1;
     }
   }
   return out;
