@@ -655,8 +655,8 @@ std::string sweep_summary_html(const json& sj, const std::vector<json>& lines, c
   }
   h += "</table>\n";
   for (const auto& a : noop)
-    h += fmt::format("<p class=\"noop\" id=\"noop-{}\"><b>No effect:</b> axis {} changes nothing here; every point that differs "
-                     "only in it has identical results.</p>\n",
+    h += fmt::format("<p class=\"noop\" id=\"noop-{}\"><b>No effect:</b> axis {} changes none of these figures nor the verdict: "
+                     "every point that differs only in it has identical results.</p>\n",
                      esc(slug(a)), esc(a));
   return h + "</section>\n";
 }
@@ -678,7 +678,9 @@ std::string sweep_report(const fs::path& dir, const Options& o) {
     }
   }
   const bool verdicts = sj.value("rehearse", false);
-  const std::vector<std::string> noop = noop_axes(sj["axes"], lines);
+  std::vector<std::string> pointers;
+  for (const auto& m : metrics) pointers.push_back(compare::to_pointer(m));
+  const std::vector<std::string> noop = noop_axes(sj["axes"], lines, pointers);
   std::string h = page_open("floorsim sweep report: " + sj.value("name", std::string("sweep")));
   h += sweep_summary_html(sj, lines, metrics, noop, verdicts);
   h += fmt::format("<p class=\"note\">{} of {} points in {} ({} sweep{}).{}</p>\n", lines.size(), num(sj.value("points", 0.0)),
@@ -688,7 +690,7 @@ std::string sweep_report(const fs::path& dir, const Options& o) {
   for (const auto& axis : sj["axes"]) {
     const std::string aname = axis.value("name", std::string("axis"));
     const bool is_noop = std::find(noop.begin(), noop.end(), aname) != noop.end();
-    h += fmt::format("<h2>By {}{}</h2>\n", esc(aname), is_noop ? " <span class=\"fail\">(no effect: identical results for every value)</span>" : "");
+    h += fmt::format("<h2>By {}{}</h2>\n", esc(aname), is_noop ? " <span class=\"fail\">(no effect: identical figures and verdict for every value)</span>" : "");
     // Categorical positions for non-numeric axis values.
     std::vector<std::string> cats;
     bool numeric = true;

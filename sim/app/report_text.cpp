@@ -132,7 +132,17 @@ std::string format_display(Unit u, double shown) {
   }
 }
 
-std::vector<std::string> noop_axes(const json& axes, const std::vector<json>& lines) {
+std::vector<std::string> noop_axes(const json& axes, const std::vector<json>& lines, const std::vector<std::string>& metrics) {
+  auto shown = [&](const json& l) {  // what the report shows of a point
+    json r = json::array();
+    for (const auto& m : metrics) {
+      const json::json_pointer jp(m);
+      r.push_back(l.contains("metrics") && l["metrics"].contains(jp) ? l["metrics"].at(jp) : json());
+    }
+    r.push_back(l.contains("verdict") ? l["verdict"].value("pass", json()) : json());
+    r.push_back(l.value("error", json()));
+    return r.dump();
+  };
   std::vector<std::string> out;
   for (const auto& axis : axes) {
     const std::string name = axis.value("name", std::string());
@@ -143,7 +153,7 @@ std::vector<std::string> noop_axes(const json& axes, const std::vector<json>& li
       const std::string v = others.value(name, json()).dump();
       others.erase(name);
       const std::string key = others.dump();
-      results[key].insert(l.value("metrics", json()).dump() + l.value("verdict", json()).dump() + l.value("error", json()).dump());
+      results[key].insert(shown(l));
       values[key].insert(v);
     }
     bool compared = false, same = true;

@@ -28,9 +28,12 @@ std::string format_display(Unit u, double shown);
 // Seconds as "h:mm".
 std::string hmm(double seconds);
 
-// Names of the axes whose values change nothing: every group of points that differ only in
-// this axis has identical metrics and verdict (and at least one group has two of its values).
-std::vector<std::string> noop_axes(const nlohmann::json& axes, const std::vector<nlohmann::json>& lines);
+// Names of the axes whose values change nothing the report shows: every group of points that
+// differ only in this axis has identical values of `metrics` (JSON pointers; the metrics.json
+// echo of the axis's own input, such as a class's floor_gpus, is not a result), the same
+// verdict and the same error (and at least one group has two of its values).
+std::vector<std::string> noop_axes(const nlohmann::json& axes, const std::vector<nlohmann::json>& lines,
+                                   const std::vector<std::string>& metrics);
 
 // Lower-case hex SHA-1 of a file's bytes.
 std::string file_sha1(const std::filesystem::path& p);

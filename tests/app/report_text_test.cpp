@@ -33,12 +33,16 @@ TEST_CASE("report text: an axis whose values change nothing is a no-op", "[repor
   std::vector<json> lines;
   for (int a : {1, 2})
     for (int b : {1, 2}) lines.push_back({{"axes", {{"a", a}, {"b", b}}}, {"metrics", {{"m", b * 10}}}});
-  CHECK(noop_axes(axes, lines) == std::vector<std::string>{"a"});
+  const std::vector<std::string> shown{"/m"};
+  CHECK(noop_axes(axes, lines, shown) == std::vector<std::string>{"a"});
+  // The echo of an axis's own input is not a result: a metric not shown does not count.
+  for (auto& l : lines) l["metrics"]["echo_a"] = l["axes"]["a"];
+  CHECK(noop_axes(axes, lines, shown) == std::vector<std::string>{"a"});
   lines[3]["metrics"]["m"] = 99;  // a=2, b=2 differs from a=1, b=2
-  CHECK(noop_axes(axes, lines).empty());
+  CHECK(noop_axes(axes, lines, shown).empty());
   // Random designs (no two points differ in one axis only) flag nothing.
   const std::vector<json> lhs{{{"axes", {{"a", 1}, {"b", 1}}}, {"metrics", {{"m", 1}}}}, {{"axes", {{"a", 2}, {"b", 2}}}, {"metrics", {{"m", 1}}}}};
-  CHECK(noop_axes(axes, lhs).empty());
+  CHECK(noop_axes(axes, lhs, shown).empty());
 }
 
 TEST_CASE("report text: SHA-1 of an input file", "[report]") {
