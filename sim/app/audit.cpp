@@ -1,5 +1,6 @@
 #include "sim/app/audit.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 
@@ -81,47 +82,84 @@ const std::vector<std::string>& sacct_columns() {
   return c;
 }
 
-std::string sacct_parsable2(const Scenario& sc, const RunResult& r) {
+namespace {
+
+// Partition, account and QOS as slurmctld records them for a job that names none: the default
+// partition (Default=YES, else the first; slurm.conf(5) PartitionName), the user's first
+// association's account, and the association's DefaultQOS, else "normal" (sacctmgr(1) QOS). The
+// Slurm model resolves them the same way; other models record what the job names.
+struct JobNames {
+  std::string partition, account, qos;
+};
+
+std::vector<JobNames> resolved_names(const Scenario& sc) {
   const auto& jobs = sc.workload.jobs;
   const auto& st = sc.workload.strings;
+  std::vector<JobNames> out(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) out[i] = {st.str(jobs[i].partition), st.str(jobs[i].account), st.str(jobs[i].qos)};
+  if (sc.resolved["scheduler"]["type"] != "slurm") return out;
+  SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+  const slurm::SlurmConfig c = slurm::config_from(sc.resolved["scheduler"], ctx);
+  std::string default_part = c.partitions.empty() ? "default" : c.partitions.front().name;
+  for (const auto& p : c.partitions)
+    if (p.is_default) {
+      default_part = p.name;
+      break;
+    }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    JobNames& n = out[i];
+    if (n.partition.empty()) n.partition = default_part;
+    const std::string& user = st.str(jobs[i].user);
+    const slurm::User* assoc = nullptr;
+    for (const auto& u : c.users)
+      if (u.name == user && (n.account.empty() || u.account == n.account)) {
+        assoc = &u;
+        break;
+      }
+    if (n.account.empty() && assoc) n.account = assoc->account;
+    if (n.qos.empty()) n.qos = assoc && !assoc->default_qos.empty() ? assoc->default_qos : "normal";
+  }
+  return out;
+}
+
+// Keeps the retained records only: slurmdbd purges a job record once it ended longer ago than
+// PurgeJobAfter (slurmdbd.conf(5)); a job still pending or running is never purged.
+bool retained(double end_s, double now_s, double purge_after_s) { return end_s < 0 || now_s - end_s <= purge_after_s; }
+
+}  // namespace
+
+std::string sacct_text(const Scenario& sc, const RunResult& r, const SacctOptions& o, size_t* purged_jobs) {
+  const auto& jobs = sc.workload.jobs;
+  const auto& st = sc.workload.strings;
+  const std::vector<JobNames> names = resolved_names(sc);
   std::string out;
-  for (const auto& c : sacct_columns()) out += (out.empty() ? "" : "|") + c;
-  out += "\n";
   auto row = [&](const std::vector<std::string>& f) {
     std::string line;
     for (size_t i = 0; i < f.size(); ++i) {
       std::string v = f[i];
       for (auto& ch : v)
-        if (ch == '|' || ch == '\n') ch = '_';  // parsable2 has no escaping
-      line += (i ? "|" : "") + v;
+        if (o.delimiter.find(ch) != std::string::npos || ch == '\n') ch = '_';  // sacct has no escaping
+      line += (i ? o.delimiter : "") + v;
     }
-    out += line + "\n";
+    out += line + (o.trailing_delimiter ? o.delimiter : "") + "\n";
   };
+  row(sacct_columns());
+  size_t purged = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const JobSpec& j = jobs[i];
     const JobRun& run = r.runs[i];
-    const std::string id = std::to_string(j.id);
-    const bool started = run.start_s >= 0;
-    const int64_t alloc_nodes = started ? std::max<int64_t>(1, static_cast<int64_t>(run.alloc_count)) : std::max<int32_t>(1, j.nodes);
-    const std::string req = tres(j.cpus, j.gpus, std::max<int32_t>(1, j.nodes));
-    std::string start = "Unknown", end = "Unknown", elapsed = "00:00:00", alloc, nodelist = "None assigned";
-    std::string state = state_text(run.state), exitc = run.state == JobState::Cancelled ? "0:15" : "0:0";
-    const bool running = run.state == JobState::Running;
-    if (started) {
-      start = sacct_time(run.start_s);
-      end = running ? "Unknown" : sacct_time(run.end_s);
-      elapsed = sacct_duration((running ? r.end_s : run.end_s) - run.start_s);
-      alloc = tres(j.cpus, j.gpus, alloc_nodes);
-      nodelist = r.node_lists[i];
-    } else if (run.state == JobState::Cancelled) {
-      start = end = sacct_time(run.end_s);  // Slurm stamps Start = End = cancel time
+    const std::vector<Attempt> none;
+    const std::vector<Attempt>& earlier = i < r.attempts.size() ? r.attempts[i] : none;
+    if (!retained(run.state == JobState::Running ? -1 : run.end_s, r.end_s, o.purge_after_s)) {
+      ++purged;
+      continue;
     }
-    const std::string reason = started || run.state != JobState::Cancelled ? "None" : "PolicyChange";
-    row({id, id, st.str(j.klass).empty() ? "job" + id : st.str(j.klass), st.str(j.partition), st.str(j.account),
-         st.str(j.user), st.str(j.qos), state, sacct_time(j.submit_s), sacct_time(j.submit_s), start, end, elapsed,
-         sacct_duration(j.time_limit_s), std::to_string(alloc_nodes), std::to_string(j.cpus), req, alloc, nodelist, exitc,
-         reason});
-    if (started) {
+    const std::string id = std::to_string(j.id);
+    const JobNames& n = names[i];
+    const std::string name = st.str(j.klass).empty() ? "job" + id : st.str(j.klass);
+    const std::string req = tres(j.cpus, j.gpus, std::max<int32_t>(1, j.nodes));
+    auto batch_row = [&](const std::string& state, const std::string& start, const std::string& end, const std::string& elapsed,
+                         const std::string& nodelist, const std::string& exitc) {
       // The batch step runs on the first node of the allocation.
       std::string first = nodelist;
       const auto cut = first.find_first_of(",[");
@@ -131,12 +169,58 @@ std::string sacct_parsable2(const Scenario& sc, const RunResult& r) {
         first = first.substr(0, cut) + first.substr(cut + 1, e - cut - 1);
       }
       const std::string sid = id + ".batch";
-      row({sid, sid, "batch", "", st.str(j.account), "", "", state, start, start, start, end, elapsed, "", "1",
+      row({sid, sid, "batch", "", n.account, "", "", state, start, start, start, end, elapsed, "", "1",
            std::to_string(j.cpus), "", tres(j.cpus, 0, 1), first, exitc, ""});
+    };
+    // Earlier attempts (sacct --duplicates): requeueing resets Submit, so each attempt was
+    // submitted when the one before it was requeued. A preempted attempt is recorded PREEMPTED,
+    // one killed by a node failure NODE_FAIL (slurmctld logs the attempt, then requeues).
+    double submit = j.submit_s, eligible = j.submit_s;
+    for (const Attempt& a : earlier) {
+      const double prev_end = a.end_s;
+      const bool keep = retained(a.end_s, r.end_s, o.purge_after_s);
+      if (!keep) ++purged;
+      if (!keep) {
+        submit = eligible = prev_end;
+        continue;
+      }
+      const int64_t alloc_nodes = std::max<int64_t>(1, static_cast<int64_t>(expand_hostlist(a.node_list).size()));
+      const std::string state = a.preempted ? "PREEMPTED" : "NODE_FAIL", exitc = a.preempted ? "0:15" : "0:0";
+      const std::string start = sacct_time(a.start_s), end = sacct_time(a.end_s), elapsed = sacct_duration(a.end_s - a.start_s);
+      row({id, id, name, n.partition, n.account, st.str(j.user), n.qos, state, sacct_time(submit), sacct_time(eligible), start,
+           end, elapsed, sacct_duration(j.time_limit_s), std::to_string(alloc_nodes), std::to_string(j.cpus), req,
+           tres(j.cpus, j.gpus, alloc_nodes), a.node_list, exitc, "None"});
+      batch_row(state == "PREEMPTED" ? "CANCELLED" : state, start, end, elapsed, a.node_list, exitc);
+      submit = prev_end;
+      eligible = prev_end + sc.engine.requeue_delay_s;
     }
+    const bool started = run.start_s >= 0;
+    const int64_t alloc_nodes = started ? std::max<int64_t>(1, static_cast<int64_t>(run.alloc_count)) : std::max<int32_t>(1, j.nodes);
+    std::string start = "Unknown", end = "Unknown", elapsed = "00:00:00", alloc, nodelist = "None assigned";
+    std::string state = state_text(run.state), exitc = run.state == JobState::Cancelled ? "0:15" : "0:0";
+    const bool running = run.state == JobState::Running;
+    // A job requeued and not started again: its last attempt is the earlier one.
+    const bool last_started = started && (earlier.empty() || run.start_s > earlier.back().start_s);
+    if (last_started) {
+      start = sacct_time(run.start_s);
+      end = running ? "Unknown" : sacct_time(run.end_s);
+      elapsed = sacct_duration((running ? r.end_s : run.end_s) - run.start_s);
+      alloc = tres(j.cpus, j.gpus, alloc_nodes);
+      nodelist = r.node_lists[i];
+    } else if (run.state == JobState::Cancelled) {
+      start = end = sacct_time(run.end_s);  // Slurm stamps Start = End = cancel time
+    }
+    const std::string reason = last_started || run.state != JobState::Cancelled ? "None" : "PolicyChange";
+    row({id, id, name, n.partition, n.account, st.str(j.user), n.qos, state, sacct_time(submit), sacct_time(eligible), start,
+         end, elapsed, sacct_duration(j.time_limit_s), std::to_string(last_started ? alloc_nodes : std::max<int32_t>(1, j.nodes)),
+         std::to_string(j.cpus), req, alloc, nodelist, exitc, reason});
+    if (last_started) batch_row(state, start, end, elapsed, nodelist, exitc);
   }
+  if (purged_jobs) *purged_jobs = purged;
   return out;
 }
+
+std::string sacct_parsable2(const Scenario& sc, const RunResult& r) { return sacct_text(sc, r, SacctOptions{}, nullptr); }
 
 json policy_json(const Scenario& sc) {
   const gov::Settings& g = sc.governance;
@@ -217,6 +301,12 @@ std::string policy_md(const json& p) {
   out += fmt::format("- May change policy: {}\n- Submit jobs only: {}\n- Sign-off: {}\n", admins, subs, p["sign_off_rule"].get<std::string>());
   out += fmt::format("- Loopholes: user_resv_delete = {}, reservations with USER_DELETE: {}\n\n",
                      p["loopholes"]["user_resv_delete"].get<bool>() ? "on" : "off", p["loopholes"]["reservations_with_user_delete"].dump());
+  if (p.contains("accounting")) {
+    const json& a = p["accounting"];
+    out += fmt::format("- Accounting (sacct.txt): {} with delimiter '{}', {}; PurgeJobAfter = {} ({} records purged)\n\n",
+                       a["format"].get<std::string>(), a["delimiter"].get<std::string>(), a["duplicates"].get<std::string>(),
+                       a["purge_job_after"].get<std::string>(), a["records_purged"].get<size_t>());
+  }
   out += "| object | name | changed by | through | fields |\n|---|---|---|---|---|\n";
   for (const auto& c : p["controlled"]) {
     std::string by;
@@ -230,20 +320,41 @@ std::string policy_md(const json& p) {
   return out;
 }
 
-void write_audit_pack(const Scenario& sc, const std::string& run_dir, const io::OutTarget& pack) {
+double parse_purge_after(const std::string& text, const std::string& what) {
+  if (text == "none") return kNever;
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  const std::string unit = text.substr(digits);
+  double per = 0;
+  if (unit.empty() || unit == "month" || unit == "months") per = 30 * 86400.0;
+  else if (unit == "day" || unit == "days") per = 86400.0;
+  else if (unit == "hour" || unit == "hours") per = 3600.0;
+  if (digits == 0 || digits > 9 || per == 0)
+    throw InputError(what, "", "'" + text + "' is not a retention period; expected N, Nhours, Ndays or Nmonths (slurmdbd.conf PurgeJobAfter) or none");
+  return std::stod(text.substr(0, digits)) * per;
+}
+
+void write_audit_pack(const Scenario& sc, const std::string& run_dir, const io::OutTarget& pack, const SacctOptions& o) {
   RunOptions ro;
   ro.keep_runs = true;
   const RunResult r = run_scenario(sc, ro);
   const std::filesystem::path jobs_csv = std::filesystem::path(run_dir) / "jobs.csv";
   if (std::filesystem::exists(jobs_csv) && io::read_file(jobs_csv) != r.jobs_csv)
     throw InputError(jobs_csv.string(), "", "differs from a re-run of the run's scenario; expected the run directory's own scenario (pass --scenario with the file it was run from)");
-  const json policy = policy_json(sc);
+  size_t purged = 0;
+  const std::string sacct = sacct_text(sc, r, o, &purged);
+  json policy = policy_json(sc);
+  policy["accounting"] = {{"format", o.trailing_delimiter ? "sacct --parsable" : "sacct --parsable2"},
+                          {"delimiter", o.delimiter},
+                          {"duplicates", "one row per attempt of a requeued job (sacct --duplicates)"},
+                          {"purge_job_after", o.purge_after_text},
+                          {"records_purged", purged}};
   io::OutputDir dir(pack);
   dir.write("policy.json", dump(policy));
   dir.write("policy.md", policy_md(policy));
   dir.write("approval_log.json", dump(sc.changes.empty() ? json::array() : r.approval_log));
   dir.write("approval_log.csv", sc.changes.empty() ? approval_log_csv(json::array()) : r.approval_csv);
-  dir.write("sacct.txt", sacct_parsable2(sc, r));
+  dir.write("sacct.txt", sacct);
   dir.commit();
 }
 

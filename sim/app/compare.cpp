@@ -302,4 +302,16 @@ std::string junit_xml(const Result& r, const std::string& suite_name) {
   return x;
 }
 
+std::string junit_error_xml(const std::string& error, const std::string& suite_name) {
+  // One failing test case: a CI server that reads this file shows the error instead of
+  // "no test report found" when the gate could not read its inputs.
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x += "<testsuites name=\"floorsim compare\" tests=\"1\" failures=\"0\" errors=\"1\">\n";
+  x += fmt::format("  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n", xml_escape(suite_name));
+  x += "    <testcase classname=\"floorsim.compare\" name=\"inputs readable\">\n";
+  x += fmt::format("      <error type=\"bad input\" message=\"{}\">{}</error>\n", xml_escape(error), xml_escape(error));
+  x += "    </testcase>\n  </testsuite>\n</testsuites>\n";
+  return x;
+}
+
 }  // namespace floorsim::app::compare

@@ -73,5 +73,8 @@ Result compare(const Input& baseline, const Input& current, const std::vector<Ba
 
 std::string table(const Result& r);
 std::string junit_xml(const Result& r, const std::string& suite_name);
+// JUnit XML with one test case, "inputs readable", in error with `error` (the one-line message
+// floorsim prints): written by --junit when the inputs cannot be read.
+std::string junit_error_xml(const std::string& error, const std::string& suite_name);
 
 }  // namespace floorsim::app::compare

@@ -377,7 +377,7 @@ std::pair<std::string, std::string> first_failure(const Verdict& v) {
 
 }  // namespace
 
-Growth search_growth(const json& doc, const std::string& file, const std::string& base_dir) {
+Growth search_growth(const json& doc, const std::string& file, const std::string& base_dir, Progress* progress) {
   if (!has_synthetic(doc)) fail(file, "/workload/synthetic", "--growth needs a synthetic workload to scale; expected a \"synthetic\" block");
   Growth g;
   RunOptions ro;
@@ -387,6 +387,8 @@ Growth search_growth(const json& doc, const std::string& file, const std::string
     sc.engine.keep_timeline = false;
     g.base_multiplier = sc.resolved["workload"]["synthetic"]["load_multiplier"].get<double>() / f;
     g.tolerance = sc.resolved["rehearse"]["growth_tolerance"];
+    if (progress) progress->set_label(fmt::format("growth: run {} at load x{:.3g}", g.runs + 1, f));
+    ro.progress = progress;
     const RunResult r = run_scenario(sc, ro);
     ++g.runs;
     const Verdict v = judge(sc, r.metrics);

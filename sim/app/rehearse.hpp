@@ -64,7 +64,8 @@ struct Growth {
 // Bisection on the growth factor: 1, then doubling up to growth_max, then halving the bracket
 // until it is narrower than growth_tolerance. Deterministic. Throws InputError when the scenario
 // has no synthetic workload (nothing to grow).
-Growth search_growth(const json& doc, const std::string& file, const std::string& base_dir);
+// `progress` (optional) shows each run of the search, and the jobs of the run under way.
+Growth search_growth(const json& doc, const std::string& file, const std::string& base_dir, Progress* progress = nullptr);
 
 std::string verdict_table(const Verdict& v);
 json to_json(const Verdict& v);

@@ -4,12 +4,14 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sim/app/compare.hpp"
+#include "sim/app/report_text.hpp"
 #include "sim/app/scenario.hpp"
 #include "sim/app/sweep.hpp"
 #include "sim/core/error.hpp"
@@ -125,6 +127,7 @@ struct Frame {
   double x0 = 0, x1 = 1, y0 = 0, y1 = 1;
   bool xlog1p = false;  // x drawn as log10(1 + x)
   bool yticks = true;   // false for bar charts whose rows are labelled instead
+  std::string (*ytext)(double) = nullptr;  // y tick labels (null: plain numbers)
   double fx(double x) const { return xlog1p ? std::log10(1 + std::max(0.0, x)) : x; }
   double X(double x) const {
     const double a = fx(x0), b = fx(x1);
@@ -167,7 +170,7 @@ std::string svg_open(const std::string& id, const std::string& title, const Fram
                      f.X(v), f.mt, f.h - f.mb, f.h - f.mb + 14, num(v));
   for (double v : f.yticks ? nice_ticks(f.y0, f.y1) : std::vector<double>{})
     s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"g\"/><text x=\"{3}\" y=\"{4:.1f}\" class=\"ty\">{5}</text>\n",
-                     f.ml, f.w - f.mr, f.Y(v), f.ml - 4, f.Y(v) + 4, num(v));
+                     f.ml, f.w - f.mr, f.Y(v), f.ml - 4, f.Y(v) + 4, f.ytext ? f.ytext(v) : num(v));
   s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"xl\">{}</text>\n", (f.ml + f.w - f.mr) / 2, f.h - 6, esc(xlabel));
   s += fmt::format("<text x=\"12\" y=\"{}\" class=\"yl\" transform=\"rotate(-90 12 {})\">{}</text>\n", (f.mt + f.h - f.mb) / 2,
                    (f.mt + f.h - f.mb) / 2, esc(ylabel));
@@ -229,12 +232,41 @@ ClassColours class_colours(const json& m) {
   return cc;
 }
 
-std::string run_summary_html(const json& m, const std::string& name, const fs::path& dir) {
-  return fmt::format("<p class=\"note\">{} under {}: {} jobs, makespan {} s, utilization {}, wait p99 {} s, {} preemptions "
-                     "({} cascading). Source: {}</p>\n",
-                     esc(name), esc(m.value("scheduler", std::string("?"))), num(m.value("jobs", 0.0)), num(m.value("makespan_s", 0.0)),
-                     num(m.value("utilization", 0.0)), m.contains("wait_s") ? num(m["wait_s"].value("p99", 0.0)) : "-",
-                     num(m.value("preemptions", 0.0)), num(m.value("cascade_preemptions", 0.0)), esc(dir.string()));
+// The run's summary: the question (the scenario's description), the verdict when it was
+// rehearsed, and the key figures in human units.
+std::string run_summary_html(const json& m, const json& resolved, const json& verdict, const std::string& name, const fs::path& dir) {
+  std::string h = "<section id=\"summary\"><h2>Summary</h2>\n";
+  const std::string desc = resolved.is_object() ? resolved.value("description", std::string()) : std::string();
+  h += fmt::format("<p><b>Question:</b> {}</p>\n",
+                   esc(desc.empty() ? "how does " + name + " run under " + m.value("scheduler", std::string("?")) + "?" : desc));
+  if (verdict.is_object() && verdict.contains("criteria")) {
+    size_t failed = 0, total = 0;
+    std::string first;
+    for (const auto& c : verdict["criteria"]) {
+      if (!c.value("evaluated", true)) continue;
+      ++total;
+      if (!c.value("pass", true) && failed++ == 0) first = c.value("name", std::string()) + " (fix: " + c.value("layer", std::string()) + ")";
+    }
+    h += failed ? fmt::format("<p><b>Verdict:</b> <span class=\"fail\">FAIL</span>: {} of {} criteria failed; first {}.</p>\n", failed, total, esc(first))
+                : fmt::format("<p><b>Verdict:</b> <span class=\"pass\">PASS</span>: all {} criteria held.</p>\n", total);
+  } else {
+    h += "<p><b>Verdict:</b> none (a plain run; <code>floorsim rehearse</code> judges one).</p>\n";
+  }
+  double lost = 0, misses = 0;
+  for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it)
+    lost += it.value().value("lost_gpu_s", 0.0), misses += it.value().value("deadline_misses", 0.0);
+  h += "<table><tr><th>figure</th><th>value</th></tr>\n";
+  auto row = [&](const std::string& k, const std::string& v) { h += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(k), v); };
+  row("jobs", num(m.value("jobs", 0.0)));
+  row("makespan (h:mm)", hmm(m.value("makespan_s", 0.0)));
+  row("GPU utilization", fmt::format("{:.1f}%", 100 * m.value("utilization", 0.0)));
+  row("p99 wait (h:mm)", m.contains("wait_s") ? hmm(m["wait_s"].value("p99", 0.0)) : "-");
+  row("preemptions (cascading)", fmt::format("{} ({})", num(m.value("preemptions", 0.0)), num(m.value("cascade_preemptions", 0.0))));
+  row("lost work (GPU-hours)", fmt::format("{:.1f}", lost / 3600));
+  row("deadline misses", num(misses));
+  h += "</table>\n";
+  h += fmt::format("<p class=\"note\">{} under {}. Source: {}</p>\n", esc(name), esc(m.value("scheduler", std::string("?"))), esc(dir.string()));
+  return h + "</section>\n";
 }
 
 std::string verdict_html(const json& verdict) {
@@ -251,15 +283,16 @@ std::string verdict_html(const json& verdict) {
 }
 
 std::string classes_table_html(const json& m, const std::vector<std::string>& classes) {
-  std::string h = "<h2>Classes</h2>\n<table><tr><th>class</th><th>jobs</th><th>floor GPUs</th><th>floor attainment</th><th>p50 wait s</th>"
-                  "<th>p99 wait s</th><th>deadline margin s</th><th>preemptions</th><th>requeues</th><th>lost GPU-h</th></tr>\n";
+  std::string h = "<h2>Classes</h2>\n<table><tr><th>class</th><th>jobs</th><th>floor GPUs</th><th>floor attainment</th><th>p50 wait (h:mm)</th>"
+                  "<th>p99 wait (h:mm)</th><th>deadline margin (h:mm)</th><th>preemptions</th><th>requeues</th><th>lost GPU-hours</th></tr>\n";
   for (const auto& c : classes) {
     const json& k = m["classes"][c];
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                     esc(c), num(k.value("jobs", 0.0)), num(k.value("floor_gpus", 0.0)), num(k.value("floor_attainment", 0.0)),
-                     k.contains("wait_s") ? num(k["wait_s"].value("p50", 0.0)) : "-", k.contains("wait_s") ? num(k["wait_s"].value("p99", 0.0)) : "-",
-                     k["deadline_margin_s"].is_number() ? num(k["deadline_margin_s"].get<double>()) : "-", num(k.value("preemptions", 0.0)),
-                     num(k.value("requeues", 0.0)), num(k.value("lost_gpu_s", 0.0) / 3600));
+                     esc(c), num(k.value("jobs", 0.0)), num(k.value("floor_gpus", 0.0)), fmt::format("{:.1f}%", 100 * k.value("floor_attainment", 0.0)),
+                     k.contains("wait_s") ? hmm(k["wait_s"].value("p50", 0.0)) : "-", k.contains("wait_s") ? hmm(k["wait_s"].value("p99", 0.0)) : "-",
+                     k["deadline_margin_s"].is_number() ? hmm(k["deadline_margin_s"].get<double>())
+                     : k.value("deadline_misses", 0.0) > 0 ? "<span class=\"fail\">missed</span>" : "-",
+                     num(k.value("preemptions", 0.0)), num(k.value("requeues", 0.0)), fmt::format("{:.1f}", k.value("lost_gpu_s", 0.0) / 3600));
   }
   h += "</table>\n";
   return h;
@@ -463,7 +496,7 @@ std::string run_report(const fs::path& dir) {
 
   const std::string name = m.value("scenario", std::string("run"));
   std::string h = page_open("floorsim report: " + name);
-  h += run_summary_html(m, name, dir);
+  h += run_summary_html(m, resolved, verdict, name, dir);
   h += verdict_html(verdict);
   h += classes_table_html(m, cc.classes);
   h += timeline_charts_html(dir, cc);
@@ -479,11 +512,154 @@ std::string run_report(const fs::path& dir) {
   h += jobs.empty() ? "<p class=\"note\">No jobs.csv (or no jobs) in this run.</p>\n" : gantt_html(jobs, cc);
   h += "<h2>Preemptions</h2>\n";
   h += preemptions_html(m, cc.classes);
+  h += footer_html(resolved.is_object() ? resolved.value("description", std::string()) : std::string(),
+                   {dir / "scenario.resolved.json", mpath, dir / "jobs.csv", dir / "timeline.csv", dir / "verdict.json"});
   h += "</body></html>\n";
   return h;
 }
 
 // ------------------------------------------------------------------ sweep report
+
+// Whether class `c` has deadline jobs at some point: a margin there, or a miss.
+bool has_deadlines(const std::vector<json>& lines, const std::string& c) {
+  for (const auto& l : lines) {
+    const json k = l.contains("metrics") ? l["metrics"].value("classes", json::object()).value(c, json::object()) : json::object();
+    if (k.value("deadline_margin_s", json()).is_number() || k.value("deadline_misses", 0.0) > 0) return true;
+  }
+  return false;
+}
+
+// Default metrics: the headline figures, each class's deadline margin (also when a point has
+// none: its batch never finished) and each traffic case's slowest flow.
+std::vector<std::string> default_sweep_metrics(const std::vector<json>& lines) {
+  std::vector<std::string> metrics;
+  for (const auto& l : lines) {
+    if (!l.contains("metrics")) continue;
+    const json& m = l["metrics"];
+    for (const char* k : {"/utilization", "/wait_s/p99", "/makespan_s", "/preemptions"})
+      if (m.contains(json::json_pointer(k))) metrics.push_back(k);
+    if (m.contains("classes"))
+      for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it)
+        if (it.value().contains("deadline_margin_s") && has_deadlines(lines, it.key())) metrics.push_back("/classes/" + it.key() + "/deadline_margin_s");
+    if (m.contains("traffic"))
+      for (auto it = m["traffic"].begin(); it != m["traffic"].end(); ++it)
+        for (auto c = it.value().begin(); c != it.value().end(); ++c) metrics.push_back("/traffic/" + it.key() + "/" + c.key() + "/slowest_s");
+    break;
+  }
+  return metrics;
+}
+
+struct SweepPoint {
+  double x;
+  std::optional<double> y;  // none: the point has no value for the metric (a run that missed)
+  int verdict;              // -1 none, 0 fail, 1 pass
+  size_t index;
+};
+
+std::string hmm_hours(double h) { return hmm(h * 3600); }
+std::string percent_text(double v) { return fmt::format("{:g}%", v); }
+
+// One metric against one axis: every point drawn; those with no value as red crosses in a band
+// under the plot, counted in the caption.
+std::string sweep_chart_html(const std::string& id, const std::string& metric, const std::string& aname, bool numeric,
+                             const std::vector<std::string>& cats, const std::vector<SweepPoint>& pts) {
+  const MetricWords mw = describe_metric(metric);
+  Frame f;
+  f.w = 420, f.h = 250;
+  f.mb = 56;
+  if (mw.unit == Unit::Time) f.ytext = hmm_hours;
+  if (mw.unit == Unit::Percent) f.ytext = percent_text;
+  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+  size_t missing = 0, failed = 0;
+  for (const auto& p : pts) {
+    x0 = std::min(x0, p.x), x1 = std::max(x1, p.x);
+    if (p.verdict == 0) ++failed;
+    if (!p.y) {
+      ++missing;
+      continue;
+    }
+    const double y = to_display(mw.unit, *p.y);
+    y0 = std::min(y0, y), y1 = std::max(y1, y);
+  }
+  if (pts.empty()) x0 = 0, x1 = 1;
+  if (y0 > y1) y0 = 0, y1 = 1;
+  const double px = (x1 - x0) * 0.05 + (x1 == x0 ? 0.5 : 0), py = (y1 - y0) * 0.08 + (y1 == y0 ? std::max(1.0, std::fabs(y0) * 0.1) : 0);
+  f.x0 = x0 - px, f.x1 = x1 + px, f.y0 = y0 - py, f.y1 = y1 + py;
+  const std::string title = mw.words + unit_suffix(mw.unit) + " by " + aname;
+  std::string h = "<div class=\"small\">";
+  h += svg_open(id, title, f, aname + (numeric ? "" : " (categories)"), mw.words + unit_suffix(mw.unit));
+  if (!numeric)  // category names under their positions
+    for (size_t c = 0; c < cats.size(); ++c)
+      h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tx\">{}</text>\n", f.X(static_cast<double>(c)), f.h - f.mb + 26, esc(cats[c]));
+  const double band_y = f.h - f.mb + 38;  // the "no value" band, under the x labels
+  if (missing) h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty missing-label\">no value</text>\n", f.ml - 4, band_y + 4);
+  for (const auto& p : pts) {
+    const std::string xt = numeric ? num(p.x) : esc(cats[static_cast<size_t>(p.x)]);
+    const char* colour = p.verdict < 0 ? "#1f77b4" : p.verdict ? "#2ca02c" : "#d62728";
+    if (p.y) {
+      const double y = to_display(mw.unit, *p.y);
+      h += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" fill-opacity=\"0.75\" class=\"{}\"><title>point {}: {} = {}, {} = {}{}</title></circle>\n",
+                       f.X(p.x), f.Y(y), colour, p.verdict == 0 ? "pt failed" : "pt", p.index, esc(aname), xt, esc(mw.words),
+                       format_display(mw.unit, y), p.verdict == 0 ? " (verdict failed)" : "");
+    } else {
+      const double cx = f.X(p.x);
+      h += fmt::format("<path d=\"M{:.1f},{:.1f}l8,8m0,-8l-8,8\" stroke=\"#d62728\" stroke-width=\"2\" class=\"pt missing\"><title>point {}: {} = {}, no {} (never reached)</title></path>\n",
+                       cx - 4, band_y - 4, p.index, esc(aname), xt, esc(mw.words));
+    }
+  }
+  if (pts.empty()) h += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tx\">no points</text>\n", f.w / 2, f.h / 2);
+  h += "</svg>\n";
+  std::string cap = fmt::format("{} points", pts.size());
+  if (failed) cap += fmt::format("; verdict failed at {} (red)", failed);
+  if (missing) cap += fmt::format("; {} with no {} (&times; under the axis)", missing, esc(mw.words));
+  h += fmt::format("<p class=\"note cap\" id=\"{}-caption\">{}</p></div>\n", esc(id), cap);
+  return h;
+}
+
+// The sweep's summary: the question, the verdict over its points, each metric's range, the
+// axes that change nothing.
+std::string sweep_summary_html(const json& sj, const std::vector<json>& lines, const std::vector<std::string>& metrics,
+                               const std::vector<std::string>& noop, bool verdicts) {
+  std::string axes_words;
+  for (const auto& a : sj["axes"]) axes_words += (axes_words.empty() ? "" : ", ") + a.value("name", std::string("axis"));
+  std::string h = "<section id=\"summary\"><h2>Summary</h2>\n";
+  const std::string question = sj.value("description", std::string());
+  h += fmt::format("<p><b>Question:</b> {}</p>\n",
+                   esc(question.empty() ? "how do the results change with " + axes_words + "?" : question));
+  size_t fails = 0, errors = 0;
+  for (const auto& l : lines) {
+    if (l.contains("verdict") && !l["verdict"].value("pass", true)) ++fails;
+    if (l.contains("error")) ++errors;
+  }
+  if (verdicts)
+    h += fmt::format("<p><b>Verdict:</b> <span class=\"{}\">held at {} of {} points, failed at {}</span>{}.</p>\n", fails ? "fail" : "pass",
+                     lines.size() - fails, lines.size(), fails, errors ? fmt::format("; {} points did not run", errors) : "");
+  else
+    h += fmt::format("<p><b>Points:</b> {} ran{}.</p>\n", lines.size() - errors, errors ? fmt::format(", {} failed to run", errors) : "");
+  h += "<table><tr><th>figure</th><th>lowest</th><th>median</th><th>highest</th><th>points with no value</th></tr>\n";
+  for (const auto& metric : metrics) {
+    const MetricWords mw = describe_metric(metric);
+    std::vector<double> v;
+    size_t none = 0;
+    const json::json_pointer jp(compare::to_pointer(metric));
+    for (const auto& l : lines) {
+      if (l.contains("metrics") && l["metrics"].contains(jp) && l["metrics"].at(jp).is_number())
+        v.push_back(to_display(mw.unit, l["metrics"].at(jp).get<double>()));
+      else
+        ++none;
+    }
+    std::sort(v.begin(), v.end());
+    auto cell = [&](size_t i) { return v.empty() ? std::string("-") : format_display(mw.unit, v[i]); };
+    h += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n", esc(mw.words), unit_suffix(mw.unit),
+                     cell(0), cell(v.size() / 2), cell(v.empty() ? 0 : v.size() - 1), none ? "fail" : "", none);
+  }
+  h += "</table>\n";
+  for (const auto& a : noop)
+    h += fmt::format("<p class=\"noop\" id=\"noop-{}\"><b>No effect:</b> axis {} changes none of these figures nor the verdict: "
+                     "every point that differs only in it has identical results.</p>\n",
+                     esc(slug(a)), esc(a));
+  return h + "</section>\n";
+}
 
 std::string sweep_report(const fs::path& dir, const Options& o) {
   const fs::path spath = dir / "sweep.json";
@@ -493,38 +669,28 @@ std::string sweep_report(const fs::path& dir, const Options& o) {
   bool torn = false;
   const auto lines = sweep::read_results(rpath.string(), &torn);
   if (lines.empty()) throw InputError(rpath.string(), "", "holds no result lines; expected a run sweep");
-  std::vector<std::string> metrics = o.metrics;
-  if (metrics.empty()) {
-    // Defaults: the headline figures of the first line that has metrics.
-    for (const auto& l : lines) {
-      if (!l.contains("metrics")) continue;
-      const json& m = l["metrics"];
-      for (const char* k : {"/utilization", "/wait_s/p99", "/makespan_s", "/preemptions"})
-        if (m.contains(json::json_pointer(k))) metrics.push_back(k);
-      if (m.contains("classes"))
-        for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it) {
-          if (it.value().contains("deadline_margin_s") && it.value()["deadline_margin_s"].is_number())
-            metrics.push_back("/classes/" + it.key() + "/deadline_margin_s");
-        }
-      if (m.contains("traffic"))
-        for (auto it = m["traffic"].begin(); it != m["traffic"].end(); ++it)
-          for (auto c = it.value().begin(); c != it.value().end(); ++c)
-            metrics.push_back("/traffic/" + it.key() + "/" + c.key() + "/slowest_s");
-      break;
+  const std::vector<std::string> metrics = o.metrics.empty() ? default_sweep_metrics(lines) : o.metrics;
+  for (const auto& metric : metrics) {
+    try {
+      (void)json::json_pointer(compare::to_pointer(metric));
+    } catch (const json::exception&) {
+      throw InputError("--metric", compare::to_pointer(metric), "is not a JSON pointer or dotted path");
     }
   }
   const bool verdicts = sj.value("rehearse", false);
+  std::vector<std::string> pointers;
+  for (const auto& m : metrics) pointers.push_back(compare::to_pointer(m));
+  const std::vector<std::string> noop = noop_axes(sj["axes"], lines, pointers);
   std::string h = page_open("floorsim sweep report: " + sj.value("name", std::string("sweep")));
-  size_t fails = 0;
-  for (const auto& l : lines)
-    if (l.contains("verdict") && !l["verdict"].value("pass", true)) ++fails;
+  h += sweep_summary_html(sj, lines, metrics, noop, verdicts);
   h += fmt::format("<p class=\"note\">{} of {} points in {} ({} sweep{}).{}</p>\n", lines.size(), num(sj.value("points", 0.0)),
                    esc(dir.string()), esc(sj.value("kind", std::string("scenario"))), torn ? "; the last line was torn" : "",
-                   verdicts ? fmt::format(" Verdict failed at {} points (red); held at the others (green).", fails) : "");
+                   verdicts ? " Points whose verdict failed are red; those that held, green." : "");
   size_t ai = 0;
   for (const auto& axis : sj["axes"]) {
     const std::string aname = axis.value("name", std::string("axis"));
-    h += fmt::format("<h2>Against axis {} ({})</h2>\n", esc(aname), esc(axis.value("pointer", std::string())));
+    const bool is_noop = std::find(noop.begin(), noop.end(), aname) != noop.end();
+    h += fmt::format("<h2>By {}{}</h2>\n", esc(aname), is_noop ? " <span class=\"fail\">(no effect: identical figures and verdict for every value)</span>" : "");
     // Categorical positions for non-numeric axis values.
     std::vector<std::string> cats;
     bool numeric = true;
@@ -538,44 +704,21 @@ std::string sweep_report(const fs::path& dir, const Options& o) {
       }
     }
     for (const auto& metric : metrics) {
-      const std::string ptr = compare::to_pointer(metric);
-      std::vector<std::tuple<double, double, int, size_t>> pts;  // x, y, verdict (-1 none, 0 fail, 1 pass), index
+      const json::json_pointer jp(compare::to_pointer(metric));
+      std::vector<SweepPoint> pts;
       for (const auto& l : lines) {
-        if (!l.contains("metrics")) continue;
-        json::json_pointer jp;
-        try {
-          jp = json::json_pointer(ptr);
-        } catch (const json::exception&) {
-          throw InputError("--metric", ptr, "is not a JSON pointer or dotted path");
-        }
-        if (!l["metrics"].contains(jp) || !l["metrics"].at(jp).is_number()) continue;
-        double x;
-        if (numeric) {
-          x = l["axes"][aname].get<double>();
-        } else {
-          x = static_cast<double>(std::find(cats.begin(), cats.end(), l["axes"].value(aname, json()).dump()) - cats.begin());
-        }
-        const int v = l.contains("verdict") ? (l["verdict"].value("pass", true) ? 1 : 0) : -1;
-        pts.emplace_back(x, l["metrics"].at(jp).get<double>(), v, l["index"].get<size_t>());
+        const double x = numeric ? l["axes"][aname].get<double>()
+                                 : static_cast<double>(std::find(cats.begin(), cats.end(), l["axes"].value(aname, json()).dump()) - cats.begin());
+        const int v = l.contains("verdict") ? (l["verdict"].value("pass", true) ? 1 : 0) : l.contains("error") ? 0 : -1;
+        std::optional<double> y;
+        if (l.contains("metrics") && l["metrics"].contains(jp) && l["metrics"].at(jp).is_number()) y = l["metrics"].at(jp).get<double>();
+        pts.push_back({x, y, v, l["index"].get<size_t>()});
       }
-      Frame f;
-      f.w = 420, f.h = 240;
-      double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
-      for (const auto& [x, y, v, i] : pts) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
-      if (pts.empty()) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
-      const double px = (x1 - x0) * 0.05 + (x1 == x0 ? 0.5 : 0), py = (y1 - y0) * 0.08 + (y1 == y0 ? std::max(1.0, std::fabs(y0) * 0.1) : 0);
-      f.x0 = x0 - px, f.x1 = x1 + px, f.y0 = y0 - py, f.y1 = y1 + py;
-      h += "<div class=\"small\">";
-      h += svg_open(fmt::format("chart-sweep-{}-{}", ai, slug(metric)), metric + " against " + aname, f, aname + (numeric ? "" : " (categories)"), metric);
-      for (const auto& [x, y, v, i] : pts)
-        h += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" fill-opacity=\"0.75\"><title>point {}: {} = {}, {} = {}</title></circle>\n",
-                         f.X(x), f.Y(y), v < 0 ? "#1f77b4" : v ? "#2ca02c" : "#d62728", i, esc(aname),
-                         numeric ? num(x) : esc(cats[static_cast<size_t>(x)]), esc(metric), num(y));
-      if (pts.empty()) h += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tx\">no numeric values</text>\n", f.w / 2, f.h / 2);
-      h += "</svg></div>\n";
+      h += sweep_chart_html(fmt::format("chart-sweep-{}-{}", ai, slug(metric)), metric, aname, numeric, cats, pts);
     }
     ++ai;
   }
+  h += footer_html(sj.value("description", std::string()), {spath, rpath});
   h += "</body></html>\n";
   return h;
 }

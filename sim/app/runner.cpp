@@ -53,6 +53,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     for (const auto& f : sc.fallbacks) p.fallbacks.push_back({f.at_s, f.jobs});
     sched = idle_pool::wrap(std::move(sched), p);
   }
+  RunResult res;
+  if (opts.keep_runs) sched = record_attempts(std::move(sched), sc.cluster, res.attempts);
+  if (opts.progress && opts.progress->on()) sched = report_progress(std::move(sched), *opts.progress);
   EngineConfig ec = sc.engine;
   ec.check_invariants = ec.check_invariants || opts.check_invariants;
   if (opts.watchdog) ec.watchdog = *opts.watchdog;
@@ -74,7 +77,6 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   const auto& jobs = sc.workload.jobs;
   const auto& runs = engine.runs();
   const auto& strings = sc.workload.strings;
-  RunResult res;
   res.stats = engine.stats();
 
   // Per-job figures and per-class aggregation.
@@ -193,6 +195,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   if (opts.keep_runs) {
     res.runs = runs;
     res.node_lists.resize(jobs.size());
+    res.attempts.resize(jobs.size());
     std::vector<std::string> nl;
     for (size_t i = 0; i < jobs.size(); ++i) {
       if (runs[i].start_s < 0) continue;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/app/attempts.hpp"
+#include "sim/app/progress.hpp"
 #include "sim/app/scenario.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
@@ -19,8 +21,9 @@ struct RunOptions {
   bool check_invariants = false;  // forces engine.check_invariants
   bool render_csv = true;         // false: metrics only (sweeps, benchmarks)
   std::vector<std::string> force_changes;  // change ids applied as proposed, bypassing review (impact)
-  bool keep_runs = false;         // fill RunResult::runs and node_lists (audit accounting)
+  bool keep_runs = false;         // fill RunResult::runs, node_lists and attempts (audit accounting)
   std::optional<WatchdogLimits> watchdog;  // tighter no-progress limits (the fuzzer's short runs)
+  Progress* progress = nullptr;   // jobs finished and simulated time, per scheduling pass
 };
 
 struct RunResult {
@@ -32,6 +35,7 @@ struct RunResult {
   std::string approval_csv;  // approval_log.csv ("" without changes)
   std::vector<JobRun> runs;              // by JobIdx, with keep_runs
   std::vector<std::string> node_lists;   // by JobIdx, Slurm hostlist of the last allocation, with keep_runs
+  AttemptLog attempts;                   // by JobIdx, the attempts that ended in a requeue, with keep_runs
   SimTime end_s = 0;                     // simulated time when the run stopped
 };
 

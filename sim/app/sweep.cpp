@@ -722,26 +722,13 @@ Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions
   if (!app) throw std::runtime_error("cannot write " + dir.shown("results.jsonl") + ": " + std::strerror(errno));
   std::mutex mu;
   size_t finished = 0;
-  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
   auto record = [&](const json& line) {  // under mu
     app << dump_line(line);
     app.flush();
     ++finished;
     if (line.contains("error")) ++sum.errors;
     if (line.contains("verdict") && !line["verdict"]["pass"].get<bool>()) ++sum.verdict_fail;
-    if (o.progress && o.progress_out) {
-      const auto now = std::chrono::steady_clock::now();
-      if (finished == todo.size() || now - last_draw > std::chrono::milliseconds(100)) {
-        last_draw = now;
-        const double el = std::chrono::duration<double>(now - t0).count();
-        const double rate = el > 0 ? finished / el : 0;
-        const double eta = rate > 0 ? (todo.size() - finished) / rate : 0;
-        const int width = 30, fill = todo.empty() ? width : static_cast<int>(width * finished / todo.size());
-        *o.progress_out << fmt::format("\r[{}{}] {}/{} {:.1f}/s ETA {:.0f} s ", std::string(fill, '#'), std::string(width - fill, ' '),
-                                       finished, todo.size(), rate, eta)
-                        << std::flush;
-      }
-    }
+    if (o.progress) o.progress->update(finished, todo.size());
   };
 
   if (s.kind == "fabric") {
@@ -769,7 +756,7 @@ Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions
     worker();
     for (auto& t : pool) t.join();
   }
-  if (o.progress && o.progress_out) *o.progress_out << "\n";
+  if (o.progress) o.progress->finish();
   app.close();
   if (!app) throw std::runtime_error("cannot write " + dir.shown("results.jsonl") + ": " + std::strerror(errno));
   sum.ran = finished;

@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/app/progress.hpp"
 #include "sim/core/output_guard.hpp"
 
 namespace floorsim::app::sweep {
@@ -86,8 +87,7 @@ struct RunOptions {
   unsigned threads = 1;
   bool resume = false;
   Shard shard;
-  bool progress = false;        // progress bar on `progress_out` (a terminal)
-  std::ostream* progress_out = nullptr;
+  Progress* progress = nullptr;  // points finished (null or off: none)
 };
 
 struct Summary {

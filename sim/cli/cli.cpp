@@ -162,4 +162,14 @@ void add_force_option(po::options_description& options, bool* force) {
 
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) == 1; }
 
+void add_progress_option(po::options_description& options, std::string* when) {
+  options.add_options()("progress", po::value(when)->default_value("auto"),
+                        "progress line on stderr: auto (only on a terminal, and not with --quiet), always, never");
+}
+
+std::ostream* progress_stream(const std::string& when, bool quiet) {
+  if (when != "auto" && when != "always" && when != "never") throw UsageError("--progress is '" + when + "'; expected auto, always or never");
+  return when == "always" || (when == "auto" && !quiet && stderr_is_tty()) ? &std::cerr : nullptr;
+}
+
 }  // namespace floorsim::cli

@@ -90,4 +90,10 @@ inline constexpr const char* kFileOutRule = "; an existing file is replaced (ato
 // True when stderr is a terminal (progress bars only then).
 bool stderr_is_tty();
 
+// --progress WHEN (auto: only when stderr is a terminal and not --quiet; always; never), the
+// same on every long verb.
+void add_progress_option(po::options_description& options, std::string* when);
+// Where the progress line goes: std::cerr or nullptr (off). Throws UsageError on a bad WHEN.
+std::ostream* progress_stream(const std::string& when, bool quiet);
+
 }  // namespace floorsim::cli

@@ -1,6 +1,6 @@
 // floorsim compare BASELINE CURRENT --bands BANDS.json [--junit FILE]: the regression
 // gate. Exit 0 when every metric is inside its band, 1 on a regression, 2 on bad input (and then
-// no JUnit file is written). The work is in sim/app/compare.{hpp,cpp}.
+// the JUnit file holds one test case in error naming it, and nothing else is written). The work is in sim/app/compare.{hpp,cpp}.
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -44,11 +44,20 @@ int verb_compare(const Args& args) {
   if (!junit.empty())
     target = io::check_output({junit, io::OutKind::File, "compare", force,
                                {{baseline, std::filesystem::is_directory(baseline)}, {current, std::filesystem::is_directory(current)}, {bands, false}}});
-  const auto band_list = app::compare::load_bands_file(bands);
-  const auto base = app::compare::load_input(baseline);
-  const auto cur = app::compare::load_input(current);
-  const auto r = app::compare::compare(base, cur, band_list, bands);
-  if (target) io::write_output_file(*target, app::compare::junit_xml(r, base.file + " vs " + cur.file));
+  app::compare::Result r;
+  try {
+    const auto band_list = app::compare::load_bands_file(bands);
+    const auto base = app::compare::load_input(baseline);
+    const auto cur = app::compare::load_input(current);
+    r = app::compare::compare(base, cur, band_list, bands);
+    if (target) io::write_output_file(*target, app::compare::junit_xml(r, base.file + " vs " + cur.file));
+  } catch (const InputError& e) {
+    if (target) io::write_output_file(*target, app::compare::junit_error_xml(std::string("floorsim: ") + e.what(), baseline + " vs " + current));
+    throw;  // main prints the same line and exits 2
+  } catch (const std::exception& e) {
+    if (target) io::write_output_file(*target, app::compare::junit_error_xml(std::string("floorsim: compare: ") + e.what(), baseline + " vs " + current));
+    throw;
+  }
   if (quiet) {
     app::compare::Result shown;
     for (const auto& row : r.rows)

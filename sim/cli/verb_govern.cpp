@@ -30,17 +30,22 @@ const VerbDoc kImpactDoc{
 };
 
 const VerbDoc kAuditDoc{
-    .usage = "RUN_DIR [--out DIR] [--scenario FILE] [--force]",
+    .usage = "RUN_DIR [--out DIR] [--scenario FILE] [--sacct-format parsable2|parsable] [--delimiter C] [--purge-job-after N] [--force]",
     .description =
         "Write the audit pack of a run: re-run its scenario (checking that it reproduces jobs.csv), then write the "
         "controlled policy (every QOS, partition, reservation, priority weight, association and ClusterQueue field, "
         "who may change it and how), the approval log of its policy changes, and the accounting in sacct "
-        "--parsable2 form.",
-    .placeholders = {{"run-dir", "DIR"}, {"out", "DIR"}, {"scenario", "FILE"}},
+        "--parsable2 form: Partition and QOS as slurmctld records them (the default partition, the association's "
+        "DefaultQOS or normal, when the job names none), one row per attempt of a requeued job as sacct --duplicates "
+        "lists them, and the records slurmdbd would still hold after PurgeJobAfter (slurmdbd.conf).",
+    .placeholders = {{"run-dir", "DIR"}, {"out", "DIR"}, {"scenario", "FILE"}, {"sacct-format", "FORMAT"}, {"delimiter", "C"},
+                     {"purge-job-after", "N"}},
     .examples = {{"floorsim audit out/govern --out out/audit --scenario examples/govern/changes.json",
                   "the pack of a run of the change-control example"},
                  {"floorsim audit out/quickstart --out out/quickstart-audit",
-                  "a run whose scenario names no file by relative path needs no --scenario"}},
+                  "a run whose scenario names no file by relative path needs no --scenario"},
+                 {"floorsim audit out/quickstart --out out/audit-90d --purge-job-after 90days --delimiter ,",
+                  "keep what a 90-day PurgeJobAfter keeps, comma-separated"}},
 };
 
 const VerbDoc kLintDoc{
@@ -88,9 +93,16 @@ int verb_impact(const Args& args) {
 
 int verb_audit(const Args& args) {
   po::options_description opts;
-  std::string run_dir, out, scenario;
+  std::string run_dir, out, scenario, format, purge;
+  app::SacctOptions so;
   bool force = false;
   opts.add_options()("run-dir", po::value(&run_dir)->required(), "a `floorsim run` output directory")
+      ("sacct-format", po::value(&format)->default_value("parsable2"),
+       "sacct.txt as `sacct --parsable2` (fields joined by the delimiter) or `--parsable` (a delimiter after the last field too)")
+      ("delimiter", po::value(&so.delimiter)->default_value("|"), "field delimiter, as sacct --delimiter")
+      ("purge-job-after", po::value(&purge)->default_value("none"),
+       "retention: drop records of jobs that ended longer than this before the run's end, as slurmdbd.conf PurgeJobAfter "
+       "(N months, Nhours, Ndays, Nmonths; none = keep all)")
       ("out,o", po::value(&out)->default_value("audit"), std::string("audit pack directory").append(kDirOutRule).c_str())
       ("scenario", po::value(&scenario)->default_value(""),
        "the scenario file the run came from (default: RUN_DIR/scenario.resolved.json; needed when it names files by relative path)");
@@ -99,6 +111,11 @@ int verb_audit(const Args& args) {
   pos.add("run-dir", 1);
   po::variables_map vm;
   if (!parse(args, "audit", kAuditDoc, opts, pos, vm)) return 0;
+  if (format != "parsable2" && format != "parsable") throw UsageError("--sacct-format " + format + ": expected parsable2 or parsable");
+  if (so.delimiter.empty() || so.delimiter.find('\n') != std::string::npos) throw UsageError("--delimiter: expected a non-empty delimiter");
+  so.trailing_delimiter = format == "parsable";
+  so.purge_after_s = app::parse_purge_after(purge, "--purge-job-after");
+  so.purge_after_text = purge;
   const std::string file = scenario.empty() ? (std::filesystem::path(run_dir) / "scenario.resolved.json").string() : scenario;
   // The run directory is an input as a whole: the pack may not replace it nor lie inside it.
   io::check_output({out, io::OutKind::Directory, "audit", force, {{run_dir, true}, {scenario, false}}});
@@ -107,7 +124,7 @@ int verb_audit(const Args& args) {
       const app::Scenario sc = app::load_scenario_file(file);
       auto inputs = app::run_inputs(sc);
       inputs.push_back({run_dir, true});
-      app::write_audit_pack(sc, run_dir, io::check_output({out, io::OutKind::Directory, "audit", force, inputs}));
+      app::write_audit_pack(sc, run_dir, io::check_output({out, io::OutKind::Directory, "audit", force, inputs}), so);
     } catch (const InputError& e) {
       if (!scenario.empty() || e.file() == out) throw;  // not about the scenario's paths
       // The resolved copy keeps the scenario's relative paths, which do not resolve from RUN_DIR.

@@ -15,7 +15,7 @@
 namespace floorsim::cli {
 
 const VerbDoc kRehearseDoc{
-    .usage = "[SCENARIO.json] [--out DIR] [--growth] [--force] [--print-default] [--quiet]",
+    .usage = "[SCENARIO.json] [--out DIR] [--growth] [--force] [--print-default] [--progress WHEN] [--quiet]",
     .description =
         "Rehearse a night before it happens: replay every class at peak (VaR and end-of-day batches with deadlines, "
         "the intraday stream, training gangs, backtests) with a node failure part-way through, and judge it: do "
@@ -23,7 +23,7 @@ const VerbDoc kRehearseDoc{
         "preemption cascade, did any policy change skip its sign-off. Each failed criterion names the layer to fix "
         "(floor, isolation, slack, governance). Without a file it runs the built-in quant night. --growth then "
         "searches the largest load growth at which every criterion still holds.",
-    .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}},
+    .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}, {"progress", "WHEN"}},
     .examples = {{"floorsim rehearse --out out/rehearse --growth",
                   "the built-in quant night, its verdict, and how much more load it absorbs"},
                  {"floorsim rehearse examples/rehearse-no-pool.json --out out/no-pool",
@@ -32,7 +32,7 @@ const VerbDoc kRehearseDoc{
 
 int verb_rehearse(const Args& args) {
   po::options_description opts;
-  std::string scenario, out;
+  std::string scenario, out, progress;
   bool growth = false, quiet = false, print_default = false, force = false;
   opts.add_options()("scenario", po::value(&scenario)->default_value(""), "scenario JSON file (empty = the built-in quant night)")
       ("out,o", po::value(&out)->default_value("out"), std::string("output directory: run's four files plus verdict.json").append(kDirOutRule).c_str())
@@ -40,11 +40,13 @@ int verb_rehearse(const Args& args) {
        "also search (bisection on workload.synthetic.load_multiplier) the largest growth at which every criterion holds")
       ("print-default", po::bool_switch(&print_default)->default_value(false), "print the built-in quant night scenario and exit")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print nothing; only the exit code");
+  add_progress_option(opts, &progress);
   add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, "rehearse", kRehearseDoc, opts, pos, vm)) return kExitOk;
+  std::ostream* const progress_out = progress_stream(progress, quiet);
   if (print_default) {
     std::cout << app::dump(app::default_night());
     return kExitOk;
@@ -63,12 +65,18 @@ int verb_rehearse(const Args& args) {
   auto inputs = app::scenario_inputs(doc, base);
   if (!scenario.empty()) inputs.push_back({scenario, false});
   const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "rehearse", force, inputs});
-  const app::RunResult r = app::run_scenario(sc);
+  app::RunOptions ro;
+  app::Progress bar(progress_out, "rehearse");
+  ro.progress = &bar;
+  const app::RunResult r = app::run_scenario(sc, ro);
+  bar.finish();
   const app::Verdict v = app::judge(sc, r.metrics);
   app::json vj = app::to_json(v);
   app::Growth g;
   if (growth) {
-    g = app::search_growth(doc, file, base);
+    app::Progress growth_bar(progress_out, "growth");
+    g = app::search_growth(doc, file, base, &growth_bar);
+    growth_bar.finish();
     vj["growth"] = app::to_json(g);
   }
   app::write_rehearsal_outputs(sc, r, vj, target);

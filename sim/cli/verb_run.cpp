@@ -37,14 +37,14 @@ void print_summary(const app::Scenario& sc, const app::RunResult& r, std::ostrea
 }  // namespace
 
 const VerbDoc kRunDoc{
-    .usage = "SCENARIO.json [--out DIR] [--force] [--check-invariants] [--quiet]",
+    .usage = "SCENARIO.json [--out DIR] [--force] [--check-invariants] [--progress WHEN] [--quiet]",
     .description =
         "Simulate one scenario (cluster, workload or trace, scheduler model, optional fabric, failures and policy "
         "changes) from its first submission to its last job and print the per-class summary: jobs, floor, floor "
         "attainment, p99 wait, preemptions and deadline margin. Writes metrics.json, jobs.csv, timeline.csv and "
         "scenario.resolved.json (and the approval log when the scenario lists policy changes) into DIR, all at once "
         "or not at all. The same scenario and seed give byte-identical files.",
-    .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}},
+    .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}, {"progress", "WHEN"}},
     .examples = {{"floorsim run examples/quickstart.json --out out/quickstart",
                   "a 4-node night under EASY backfill: the risk floor is only 67% attained"},
                  {"floorsim run examples/slurm-quant/scenario.json --out out/slurm --check-invariants",
@@ -76,22 +76,26 @@ const VerbDoc kSchemaDoc{
 
 int verb_run(const Args& args) {
   po::options_description opts;
-  std::string scenario, out;
+  std::string scenario, out, progress;
   bool check = false, quiet = false, force = false;
   opts.add_options()("scenario", po::value(&scenario)->required(), "scenario JSON file")
       ("out,o", po::value(&out)->default_value("out"), std::string("output directory").append(kDirOutRule).c_str())
       ("check-invariants", po::bool_switch(&check)->default_value(false), "verify engine invariants after every event (sim/core/invariants.hpp)")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print nothing on success");
+  add_progress_option(opts, &progress);
   add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, "run", kRunDoc, opts, pos, vm)) return 0;
+  app::Progress bar(progress_stream(progress, quiet), "run");
   const app::Scenario sc = app::load_scenario_file(scenario);
   const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "run", force, app::run_inputs(sc)});
   app::RunOptions ro;
   ro.check_invariants = check;
+  ro.progress = &bar;
   const app::RunResult r = app::run_scenario(sc, ro);
+  bar.finish();
   app::write_run_outputs(sc, r, target);
   if (!quiet) {
     print_summary(sc, r, std::cout);

@@ -54,8 +54,8 @@ int verb_sweep(const Args& args) {
       ("shard", po::value(&shard)->default_value("0/1"),
        "run slice i of N (0-based: i in 0..N-1; point p belongs to shard p mod N); for Slurm job arrays "
        "--array=0-(N-1) with --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT")
-      ("progress", po::value(&progress)->default_value("auto"), "progress bar on stderr: auto (only on a terminal), always, never")
       ("quiet,q", po::bool_switch(&quiet)->default_value(false), "print no summary (off)");
+  add_progress_option(opts, &progress);
   add_force_option(opts, &force);
   po::positional_options_description pos;
   pos.add("sweep", 1);
@@ -67,12 +67,10 @@ int verb_sweep(const Args& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (progress != "auto" && progress != "always" && progress != "never")
-    throw UsageError("--progress is '" + progress + "'; expected auto, always or never");
+  app::Progress bar(progress_stream(progress, quiet), "sweep");
   ro.threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   ro.resume = resume;
-  ro.progress = progress == "always" || (progress == "auto" && stderr_is_tty());
-  ro.progress_out = &std::cerr;
+  ro.progress = &bar;
   const app::sweep::SweepSpec s = app::sweep::load_sweep_file(file);  // validates every point first
   const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "sweep", force, app::sweep_inputs(s)});
   const app::sweep::Summary sum = app::sweep::run_sweep(s, target, ro);

@@ -57,7 +57,9 @@ set +e
 set -e
 [ "$rc" -eq 1 ] && grep -q "point 7 missing" "$T/sw3.txt" || fail "missing sweep point: rc $rc"
 
-# Bad input: exit 2, one line with file:pointer, no JUnit file.
+# Bad input: exit 2, one line with file:pointer; the JUnit file holds one test case in error
+# naming the same line (a CI server shows it instead of "no report found"), nothing else.
+xml_esc() { printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/"/\&quot;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e "s/'/\&apos;/g"; }
 check_bad() {  # bands-file text, expected substring, [baseline]
   echo "$1" > "$T/bad.json"
   set +e
@@ -66,7 +68,9 @@ check_bad() {  # bands-file text, expected substring, [baseline]
   [ "$rc" -eq 2 ] || fail "bands '$1': exit $rc, expected 2"
   [ "$(wc -l < "$T/bad.err")" -eq 1 ] || fail "error not one line: $(cat "$T/bad.err")"
   grep -qF "$2" "$T/bad.err" || fail "error lacks '$2': $(cat "$T/bad.err")"
-  [ ! -e "$T/bad.xml" ] || fail "bad input wrote a JUnit file"
+  grep -q 'tests="1" failures="0" errors="1"' "$T/bad.xml" || fail "bad input: JUnit file lacks its error test case"
+  grep -qF "message=\"$(xml_esc "$(cat "$T/bad.err")")\"" "$T/bad.xml" || fail "JUnit error does not name the error: $(cat "$T/bad.xml")"
+  rm -f "$T/bad.xml"
 }
 check_bad '{"bands": [{"metric": "makespan_s", "uper": {"rel": 0.1}}]}' "bad.json:/bands/0/uper: unknown key"
 check_bad '{"bands": [{"metric": "makespan_s", "upper": {"rel": "ten"}}]}' "bad.json:/bands/0/upper/rel: expected a number"
@@ -74,4 +78,10 @@ check_bad '{"bands": [{"metric": "classes.risk.floor_atainment", "lower": {"abs"
 check_bad '{"bands": [' "bad.json:"
 check_bad '{"bands": [{"metric": "makespan_s", "max": 1}]}' "results.jsonl" "$T/s1"
 "$FS" compare --help | grep -qF -- "(default: \"\")" || fail "compare --help lacks --junit default"
+# An unreadable baseline: the same, and no other output appears.
+set +e
+"$FS" compare "$T/nonexistent" "$T/run" --bands "$BANDS" --junit "$T/nb.xml" > "$T/nb.out" 2> "$T/nb.err"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && [ ! -s "$T/nb.out" ] && grep -q '<error type="bad input"' "$T/nb.xml" && grep -qF "nonexistent" "$T/nb.xml" ||
+  fail "unreadable baseline: rc $rc, $(cat "$T/nb.err")"
 echo "compare.sh: ok"

@@ -44,8 +44,36 @@ for f in policy.json policy.md approval_log.csv approval_log.json sacct.txt; do 
 head -1 "$TMP/pack/sacct.txt" | grep -q '^JobID|JobIDRaw|JobName|Partition|Account|User|QOS|State|Submit|' || fail "sacct header"
 grep -q '^1.batch|1.batch|batch|' "$TMP/pack/sacct.txt" || fail "no batch step rows"
 "$FS" trace stats "$TMP/pack/sacct.txt" --format sacct > "$TMP/stats" || fail "sacct reader could not read the pack"
-grep -q '^jobs: 20$' "$TMP/stats" || fail "sacct read back: $(cat "$TMP/stats")"
+# 20 jobs started; 4 of them were preempted with requeue and cancelled while queued again (the
+# association deletion): their last record is CANCELLED, never started, their first PREEMPTED.
+grep -q '^jobs: 16$' "$TMP/stats" || fail "sacct read back: $(cat "$TMP/stats")"
+grep -q 'requeued_earlier_attempt: 4' "$TMP/stats" || fail "earlier attempts: $(cat "$TMP/stats")"
 grep -q 'step_row: 20' "$TMP/stats" || fail "step rows: $(cat "$TMP/stats")"
+# Partition and QOS as slurmctld records them, one row per attempt of a requeued job (sacct
+# --duplicates): job 1 is preempted with requeue, then loses a node, then completes.
+D="$SRC/tests/cli/data"
+"$FS" run "$D/audit_requeue.json" --out "$TMP/rq" -q || fail "run of audit_requeue"
+"$FS" audit "$TMP/rq" --scenario "$D/audit_requeue.json" --out "$TMP/rqpack" > /dev/null || fail "audit of audit_requeue"
+[ "$(grep -c '^1|1|' "$TMP/rqpack/sacct.txt")" -eq 3 ] || fail "job 1: expected 3 attempt rows: $(grep '^1|' "$TMP/rqpack/sacct.txt")"
+grep '^1|1|' "$TMP/rqpack/sacct.txt" | cut -d'|' -f4,5,7,8 | tr '\n' ' ' | grep -q '^batch|research|burst|PREEMPTED batch|research|burst|NODE_FAIL batch|research|burst|COMPLETED $' ||
+  fail "job 1 attempts: $(grep '^1|1|' "$TMP/rqpack/sacct.txt" | cut -d'|' -f4,5,7,8 | tr '\n' ' ')"
+grep -q '^2|2|default|batch|desk|bob|risk|COMPLETED|' "$TMP/rqpack/sacct.txt" || fail "job 2 row: $(grep '^2|2|' "$TMP/rqpack/sacct.txt")"
+grep -q '^3|3|default|other|desk|bob|risk|COMPLETED|' "$TMP/rqpack/sacct.txt" || fail "job 3 row: $(grep '^3|3|' "$TMP/rqpack/sacct.txt")"
+[ "$(grep -c '^1.batch|' "$TMP/rqpack/sacct.txt")" -eq 3 ] || fail "job 1: a batch step per attempt"
+"$FS" trace stats "$TMP/rqpack/sacct.txt" --format sacct > "$TMP/rqstats" || fail "sacct reader on attempt rows"
+grep -q '^jobs: 3$' "$TMP/rqstats" && grep -q 'requeued_earlier_attempt: 2' "$TMP/rqstats" || fail "read back: $(cat "$TMP/rqstats")"
+# Retention and format as settings.
+"$FS" audit "$TMP/rq" --scenario "$D/audit_requeue.json" --out "$TMP/rqkeep" --purge-job-after 1hours --sacct-format parsable > /dev/null || fail "audit --purge-job-after"
+grep -q '"records_purged": [1-9]' "$TMP/rqkeep/policy.json" && grep -q '"purge_job_after": "1hours"' "$TMP/rqkeep/policy.json" ||
+  fail "retention not recorded: $(grep -A6 '"accounting"' "$TMP/rqkeep/policy.json")"
+! grep -q '^3|3|' "$TMP/rqkeep/sacct.txt" || fail "job 3 ended over an hour before the end and was kept"
+grep -q '^1|1|.*|COMPLETED|.*|$' "$TMP/rqkeep/sacct.txt" || fail "--sacct-format parsable: no trailing delimiter"
+grep -q 'PurgeJobAfter = 1hours' "$TMP/rqkeep/policy.md" || fail "policy.md lacks the retention"
+set +e
+"$FS" audit "$TMP/rq" --scenario "$D/audit_requeue.json" --out "$TMP/rqbad" --purge-job-after 3weeks > /dev/null 2> "$TMP/e"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "expected N, Nhours, Ndays or Nmonths" "$TMP/e" && [ ! -e "$TMP/rqbad" ] || fail "bad --purge-job-after: $rc $(cat "$TMP/e")"
+
 # Without --scenario the resolved copy's relative paths do not resolve: exit 2 with the hint.
 set +e
 "$FS" audit "$TMP/run" --out "$TMP/pack3" > /dev/null 2> "$TMP/e"; rc=$?

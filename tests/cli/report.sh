@@ -2,8 +2,12 @@
 # End-to-end: floorsim report (issue 8). Renders a run report and a sweep report, checks they are
 # self-contained (no script, no external reference), then loads them in headless Chromium
 # (Debian's chromium, .ci/setup installs it) and checks the rendered DOM has every chart: an
-# <svg> with the chart's id and title, with drawn content. Skips (exit 77, ctest
-# SKIP_RETURN_CODE) only when no chromium binary exists at all.
+# <svg> with the chart's id and title, with drawn content; that each report opens with its
+# summary (question, verdict, key figures in h:mm / % / GPU-hours) and ends with its footer
+# (version, commit, input SHA-1s); that a sweep draws and counts the points with no value and
+# flags an axis that changes nothing. Keeps a screenshot of each report under
+# <build>/report-screenshots/. Skips (exit 77, ctest SKIP_RETURN_CODE) only when no chromium
+# binary exists at all.
 set -euo pipefail
 FS="$1"
 SRC="${FLOORSIM_SOURCE_DIR:?}"
@@ -22,6 +26,37 @@ grep -q 'id="chart-sweep-2-classes-var-floor-attainment"' "$T/sw1.html" || fail 
 "$FS" sweep "$SRC/examples/sweeps/quickstart-schedulers.json" --out "$T/qs" -q
 "$FS" report "$T/qs" -o "$T/qs.html" 2> /dev/null || fail "report of a categorical sweep"
 grep -q 'id="chart-sweep-0-utilization"' "$T/qs.html" && grep -q "scheduler (categories)" "$T/qs.html" || fail "categorical axis chart"
+
+# Summary first, human units, footer with version and input hashes.
+[ "$(grep -n 'id="summary"' "$T/run.html" | cut -d: -f1)" -lt "$(grep -n '<svg' "$T/run.html" | head -1 | cut -d: -f1)" ] || fail "run summary is not before the charts"
+grep -q '<b>Question:</b>' "$T/run.html" && grep -q '<b>Verdict:</b>' "$T/run.html" || fail "run summary lacks question or verdict"
+grep -q '<td>makespan (h:mm)</td><td>[0-9]*:[0-5][0-9]</td>' "$T/run.html" || fail "makespan not in h:mm"
+grep -q "floorsim $("$FS" --version | awk '{print $2}') (commit " "$T/run.html" || fail "footer lacks the version"
+grep -q "<code>$(sha1sum < "$T/run/metrics.json" | cut -c1-40)</code> metrics.json" "$T/run.html" || fail "footer lacks metrics.json's SHA-1"
+grep -q '<td>GPU utilization (%)</td>' "$T/sw.html" || fail "sweep summary: utilization not in words and %"
+grep -q 'p99 wait (h:mm) by load' "$T/sw.html" || fail "sweep chart title not in words"
+
+# A sweep whose VaR batch misses at some points (no margin) and whose first axis changes nothing:
+# every point drawn, the missing ones as crosses and counted, the axis flagged.
+mkdir "$T/miss"
+cat > "$T/miss/sweep.json" <<'JSON'
+{"name": "miss", "kind": "scenario", "mode": "grid", "points": 4, "rehearse": true, "description": "Does VaR finish by 06:00?",
+ "axes": [{"name": "var_floor", "pointer": "/classes/var/floor_gpus", "values": [64, 96]},
+          {"name": "load", "pointer": "/workload/synthetic/load_multiplier", "values": [1, 2]}]}
+JSON
+for i in 0 1 2 3; do
+  f=$((i / 2 ? 96 : 64)); l=$((i % 2 + 1))
+  if [ "$l" = 1 ]; then m=7200; p=true; else m=null; p=false; fi
+  echo "{\"axes\":{\"load\":$l,\"var_floor\":$f},\"index\":$i,\"metrics\":{\"classes\":{\"var\":{\"deadline_margin_s\":$m,\"deadline_misses\":$((l - 1))}},\"utilization\":0.5},\"verdict\":{\"pass\":$p}}"
+done > "$T/miss/results.jsonl"
+"$FS" report "$T/miss" -o "$T/miss.html" 2> /dev/null || fail "report of the missing-points sweep"
+grep -q 'id="noop-var-floor"' "$T/miss.html" || fail "no-op axis var_floor not flagged"
+! grep -q 'id="noop-load"' "$T/miss.html" || fail "axis load flagged as no-op"
+grep -q 'id="chart-sweep-1-classes-var-deadline-margin-s-caption">4 points; verdict failed at 2 (red); 2 with no var deadline margin' "$T/miss.html" ||
+  fail "missing points not counted: $(grep -o 'chart-sweep-1-classes-var-deadline-margin-s-caption">[^<]*' "$T/miss.html")"
+[ "$(grep -c 'class="pt missing"' "$T/miss.html")" -eq 4 ] || fail "missing points not drawn (2 per axis)"
+grep -q '<b>Question:</b> Does VaR finish by 06:00?' "$T/miss.html" && grep -q 'held at 2 of 4 points, failed at 2' "$T/miss.html" || fail "sweep summary"
+grep -q '<td>var deadline margin (h:mm)</td><td>2:00</td>' "$T/miss.html" || fail "deadline margin not in h:mm"
 
 for f in run sw; do
   ! grep -qi '<script' "$T/$f.html" || fail "$f.html has a script"
@@ -72,4 +107,24 @@ for a in 0 1 2; do
   done
 done
 [ "$(grep -o '<circle ' "$T/sw.html.dom" | wc -l)" -ge 48 ] || fail "too few sweep points drawn"
-echo "report.sh: ok"
+
+# What a reader needs is in the rendered page of each report: the summary, every chart of the
+# source (by id), the missing points when the data has them. A screenshot of each is kept under
+# the build tree (build/report-screenshots/) as CI's artefact.
+render "$T/miss.html"
+ART="${FLOORSIM_ARTEFACT_DIR:-$(cd "$(dirname "$FS")/../.." && pwd)/report-screenshots}"
+mkdir -p "$ART"
+for f in run sw miss; do
+  grep -q '<section id="summary">' "$T/$f.html.dom" || fail "rendered $f report lacks its summary"
+  grep -q '<footer id="footer"' "$T/$f.html.dom" || fail "rendered $f report lacks its footer"
+  for id in $(grep -o '<svg id="[^"]*"' "$T/$f.html" | cut -d'"' -f2); do
+    grep -q "<svg id=\"$id\"" "$T/$f.html.dom" || fail "rendered $f report lacks chart $id"
+  done
+  HOME="$T" timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$T/profile" \
+    --window-size=1200,2400 --screenshot="$ART/report-$f.png" "file://$T/$f.html" > /dev/null 2> "$T/chromium.err" ||
+    fail "chromium screenshot of $f failed: $(tail -3 "$T/chromium.err")"
+  [ "$(head -c 8 "$ART/report-$f.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ] || fail "report-$f.png is not a PNG"
+done
+[ "$(grep -c 'class="pt missing"' "$T/miss.html.dom")" -eq 4 ] || fail "rendered sweep report lacks the missing points"
+grep -q 'id="noop-var-floor"' "$T/miss.html.dom" || fail "rendered sweep report lacks the no-op axis"
+echo "report.sh: ok (screenshots in $ART)"
