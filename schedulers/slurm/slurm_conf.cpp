@@ -90,7 +90,9 @@ bool ConfReader::read(const std::string& text, const std::string& file) {
     if (kv.empty()) continue;
     const std::string first = lower(kv[0].first);
     const bool named = first == "nodename" || first == "partitionname" || first == "nodeset";
-    if (named && kv[0].second.empty()) bad(file, ln, fmt::format("'{}' has no value; expected {}=NAME", kv[0].first, kv[0].first));
+    // "NodeName= CPUs=4": parse_config.c would take "CPUs=4" as the name; a name holding '=' is
+    // a missing one.
+    if (named && (kv[0].second.empty() || kv[0].second.find('=') != std::string::npos)) bad(file, ln, fmt::format("'{}' has no value; expected {}=NAME", kv[0].first, kv[0].first));
     if (first == "nodename") lines.node(kv, cfg, file, ln, notes);
     else if (first == "partitionname") lines.partition(kv, cfg, file, ln, notes);
     else if (first == "nodeset") lines.nodeset(kv, cfg, file, ln, notes);

@@ -55,7 +55,7 @@ TEST_CASE("slurm.conf syntax: the forms slurmctld accepts", "[slurm][config][syn
   };
   for (const auto& r : rows) {
     INFO(r.rule);
-    const SlurmConfig c = read(std::string("ClusterName=q\n") + r.text);
+    const SlurmConfig c = read(r.text);
     CHECK(c.sched.bf_interval_s == r.bf_interval_s);
   }
   CHECK(read("ClusterName=a\\#b\n").cluster_name == "a#b");

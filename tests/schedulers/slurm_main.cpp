@@ -93,7 +93,13 @@ TEST_CASE("slurm §7 / slurm.conf(5) Weight: nodes with the lowest Weight are al
   };
   for (const auto& row : rows) {
     SlurmConfig c = main_only();
-    for (int i = 0; i < 3; ++i) c.nodes.push_back({"n00" + std::to_string(i + 1), 8, 1, row.weights[i]});
+    for (int i = 0; i < 3; ++i) {
+      slurm::NodeDef d;
+      d.name = "n00" + std::to_string(i + 1);
+      d.gpus = 8;
+      d.weight = row.weights[i];
+      c.nodes.push_back(d);
+    }
     auto r = run(c, {{1, 0, 100, 100, 8}, {2, 0, 100, 100, 8}, {3, 0, 100, 100, 4}, {4, 200, 10, 10, 16, 2}}, 3);
     INFO("weights " << row.weights[0] << "," << row.weights[1] << "," << row.weights[2]);
     for (int id = 1; id <= 4; ++id) CHECK(r->nodes(id) == row.nodes[id - 1]);
