@@ -24,6 +24,9 @@ struct SchedulerContext {
   // placement: [level][node] = the node's switch subtree at that level (0 = edge switch, the
   // last level = the top). See app::fabric_switch_tree.
   const std::vector<std::vector<uint32_t>>* fabric_tree = nullptr;
+  // Wall-clock time (seconds since 1970-01-01) of t = 0 (scenario "clock"); 0 when unknown, so
+  // that every period starts at t = 0. Slurm's backfill rounds plan times on this clock.
+  double t0_wall_s = 0;
 };
 
 struct SchedulerEntry {

@@ -306,6 +306,9 @@ TraceData JobBuilder::finish(bool shift_epoch) {
   }
   // The epoch shift is uniform, so it keeps the order above.
   const double epoch = (shift_epoch && min_submit_ != kNever) ? min_submit_ : 0.0;
+  // Dated formats only: PAI's creation_time counts seconds from the trace's start.
+  const bool dated = data_.report.format == "sacct" || data_.report.format == "helios" || data_.report.format == "philly";
+  if (dated && epoch != 0) data_.report.wall_t0_s = epoch;
   for (auto& j : jobs) {
     if (j.time_limit_s == kUnknownLimit) {
       if (opts_.missing_limit_is_runtime) {

@@ -2,6 +2,7 @@
 // Trace readers map real logs onto JobSpec, with the choices documented per format, and report
 // what they skipped and why. Writers produce SWF and CSV.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct ReadReport {
   std::map<std::string, size_t> skipped;     // reason -> rows skipped
   std::map<std::string, size_t> adjusted;    // documented fix-ups applied (reason -> count)
   std::map<std::string, std::string> header; // header facts (SWF ; Key: Value lines)
+  // Wall-clock time (seconds since 1970-01-01 as the log writes it) of submit_s = 0: the
+  // earliest submit of a format that records dates (sacct, Helios, Philly); NaN otherwise.
+  double wall_t0_s = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct TraceData {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "schedulers/common/placement.hpp"
+#include "schedulers/slurm/clock.hpp"
 #include "schedulers/slurm/model.hpp"
 #include "sim/core/error.hpp"
 
@@ -306,8 +307,9 @@ void SlurmModel::backfill_begin(const Snapshot& v) {
   const auto& sp = cfg_.sched;
   const SimTime res = sp.bf_resolution_s > 0 ? sp.bf_resolution_s : 1;
   avail_.assign(v.cluster.node_up.begin(), v.cluster.node_up.end());
-  const SimTime map_begin = std::floor(v.now / res) * res;
-  map_reset(map_begin, std::floor((v.now + sp.bf_window_s) / res) * res);
+  const double ph = clock_phase(sp.t0_wall_s, res);
+  const SimTime map_begin = round_down_wall(v.now, res, ph);
+  map_reset(map_begin, round_down_wall(v.now + sp.bf_window_s, res, ph));
   for (JobIdx r : v.running) {
     if (stopping_[r] == 1) continue;  // preempted in this pass without grace: already free
     SimTime t = v.runs[r].limit_end_s;
@@ -408,8 +410,9 @@ bool SlurmModel::backfill_start(const Snapshot& v, JobIdx j, const JobSpec& js, 
                                                                  uint32_t first, bool fast, bool retry_ok) {
   const SimTime res = cfg_.sched.bf_resolution_s > 0 ? cfg_.sched.bf_resolution_s : 1;
   SimTime end_res = t + comp_limit;
-  end_res = cfg_.version == Version::V22_05 ? std::floor(end_res / res) * res : std::ceil(end_res / res) * res;
-  const SimTime start_rounded = std::floor(t / res) * res;
+  const double ph = clock_phase(cfg_.sched.t0_wall_s, res);
+  end_res = cfg_.version == Version::V22_05 ? round_down_wall(end_res, res, ph) : round_up_wall(end_res, res, ph);
+  const SimTime start_rounded = round_down_wall(t, res, ph);
   if (!fast || !place_lazy(v, js) || !shares_lazy_) {
     share_bits_.assign(nw_, 0);
     for (const auto& sh : shares_) share_bits_[sh.node >> 6] |= uint64_t{1} << (sh.node & 63);

@@ -172,6 +172,7 @@ struct SchedParams {
   double bf_interval_s = 30;
   double bf_window_s = 1440 * 60;
   double bf_resolution_s = 60;
+  double t0_wall_s = 0;               // wall clock of t = 0: bf_resolution rounds epoch seconds (clock.hpp)
   int64_t bf_max_job_test = 500;
   bool bf_continue = false;
   int64_t bf_max_job_user = 0;

@@ -545,6 +545,7 @@ SchedulerEntry registry_entry() {
           [] { return params_spec(); },
           [](const json& resolved, const SchedulerContext& ctx) -> std::unique_ptr<Scheduler> {
             SlurmConfig c = config_from(resolved, ctx);
+            c.sched.t0_wall_s = ctx.t0_wall_s;
             for (const auto& w : c.warnings) std::fprintf(stderr, "floorsim: warning: %s\n", w.c_str());
             return make_model(std::move(c), ctx.workload, ctx.cluster, ctx.scenario_file);
           },

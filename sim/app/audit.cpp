@@ -241,6 +241,7 @@ json policy_json(const Scenario& sc) {
   json loopholes = {{"user_resv_delete", g.user_resv_delete}, {"reservations_with_user_delete", json::array()}};
   if (model == "slurm") {
     SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+    ctx.t0_wall_s = std::isnan(sc.t0_wall_s) ? 0 : sc.t0_wall_s;
     const slurm::SlurmConfig c = slurm::config_from(sc.resolved["scheduler"], ctx);
     const json cj = slurm::to_json(c);
     for (const auto& q : cj["qos"]) {

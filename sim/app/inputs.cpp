@@ -1,10 +1,17 @@
 #include "sim/app/inputs.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 
+#include <fmt/format.h>
+
 #include "sim/app/sweep.hpp"
+#include "sim/core/config_spec.hpp"
+#include "sim/core/error.hpp"
 
 namespace floorsim::app {
 
@@ -14,33 +21,58 @@ bool is_path_key(const std::string& key) {
   return std::find(std::begin(kPathKeys), std::end(kPathKeys), key) != std::end(kPathKeys);
 }
 
-void collect(const nlohmann::json& j, const std::filesystem::path& base, std::vector<io::OutInput>& out) {
-  auto add = [&](const nlohmann::json& v) {
+void collect(const nlohmann::json& j, const std::filesystem::path& base, const std::string& ptr, std::vector<NamedFile>& out) {
+  auto add = [&](const nlohmann::json& v, const std::string& at) {
     if (!v.is_string() || v.get<std::string>().empty()) return;
     const std::filesystem::path p = v.get<std::string>();
-    out.push_back({p.is_relative() ? base / p : p, false});
+    out.push_back({p.is_relative() ? base / p : p, at});
   };
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string at = cfg::child(ptr, it.key());
       if (is_path_key(it.key())) {
         if (it->is_array())
-          for (const auto& v : *it) add(v);
+          for (size_t i = 0; i < it->size(); ++i) add((*it)[i], cfg::child(at, i));
         else
-          add(*it);
+          add(*it, at);
       }
-      collect(*it, base, out);
+      collect(*it, base, at, out);
     }
   } else if (j.is_array()) {
-    for (const auto& v : j) collect(v, base, out);
+    for (size_t i = 0; i < j.size(); ++i) collect(j[i], base, cfg::child(ptr, i), out);
   }
 }
 
 }  // namespace
 
+std::vector<NamedFile> scenario_files(const nlohmann::json& doc, const std::string& base_dir) {
+  std::vector<NamedFile> out;
+  collect(doc, base_dir.empty() ? "." : base_dir, "", out);
+  return out;
+}
+
 std::vector<io::OutInput> scenario_inputs(const nlohmann::json& doc, const std::string& base_dir) {
   std::vector<io::OutInput> out;
-  collect(doc, base_dir.empty() ? "." : base_dir, out);
+  for (auto& f : scenario_files(doc, base_dir)) out.push_back({std::move(f.path), false});
   return out;
+}
+
+void check_files_readable(const nlohmann::json& doc, const std::string& base_dir, const std::string& scenario_file) {
+  namespace fs = std::filesystem;
+  for (const auto& f : scenario_files(doc, base_dir)) {
+    const std::string shown = f.path.lexically_normal().string();
+    const std::string named = fmt::format("; expected a readable file (named at {}:{})", scenario_file, f.pointer);
+    std::error_code ec;
+    const fs::file_status st = fs::status(f.path, ec);
+    if (ec || !fs::exists(st)) throw InputError(shown, "", "cannot open it (" + (ec ? ec.message() : std::string("No such file or directory")) + ")" + named);
+    if (fs::is_directory(st)) {  // manifests may name a folder
+      fs::directory_iterator it(f.path, ec);
+      if (ec) throw InputError(shown, "", "cannot read the folder (" + ec.message() + ")" + named);
+      continue;
+    }
+    std::ifstream in(f.path, std::ios::binary);
+    if (!in || (in.peek(), in.bad())) throw InputError(shown, "", std::string("cannot read it (") + std::strerror(errno) + ")" + named);
+  }
 }
 
 std::vector<io::OutInput> sweep_inputs(const sweep::SweepSpec& s) {

@@ -234,6 +234,7 @@ std::vector<LintFinding> lint_config(const std::string& path, const LintOptions&
     const json& sb = sc.resolved["scheduler"];
     if (sb["type"] == "slurm") {
       SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+      ctx.t0_wall_s = std::isnan(sc.t0_wall_s) ? 0 : sc.t0_wall_s;
       const slurm::SlurmConfig c = slurm::config_from(sb, ctx);
       SlurmSources src;
       auto rel = [&](const std::string& p) { return p.empty() ? p : (fs::path(sc.base_dir) / p).lexically_normal().string(); };

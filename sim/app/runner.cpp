@@ -33,12 +33,18 @@ json nullable(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 }  // namespace
 
-RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
+std::unique_ptr<Scheduler> make_scheduler(const Scenario& sc) {
   const SchedulerEntry* entry = find_scheduler(sc.resolved["scheduler"]["type"]);
   SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+  ctx.t0_wall_s = std::isnan(sc.t0_wall_s) ? 0 : sc.t0_wall_s;
+  // Read while the model is built only (models copy what they need of it).
   const std::vector<std::vector<uint32_t>> fabric_tree = fabric_switch_tree(sc.fabric, sc.cluster.nodes());
   if (sc.fabric.fabric) ctx.fabric_tree = &fabric_tree;
-  std::unique_ptr<Scheduler> sched = entry->make(sc.resolved["scheduler"], ctx);
+  return entry->make(sc.resolved["scheduler"], ctx);
+}
+
+RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
+  std::unique_ptr<Scheduler> sched = make_scheduler(sc);
   if (const json& ip = sc.resolved["idle_pool"]; !ip.is_null() || !sc.fallbacks.empty()) {  // issue 7: composable with any model
     idle_pool::Params p;
     if (!ip.is_null()) {

@@ -1,6 +1,7 @@
 #pragma once
 // Runs a loaded scenario and renders the output contract: metrics.json, jobs.csv,
 // timeline.csv, scenario.resolved.json (DESIGN.md "Output contract").
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 #include "sim/core/output_guard.hpp"
+#include "sim/core/scheduler_api.hpp"
 
 namespace floorsim::app {
 
@@ -45,6 +47,10 @@ class StalledRunError : public InputError {
  public:
   using InputError::InputError;
 };
+
+// The scenario's scheduler model, built as a run builds it: reads the files its block names
+// (slurm.conf, sacctmgr dump, manifests, ...). Throws InputError on bad model input.
+std::unique_ptr<Scheduler> make_scheduler(const Scenario& sc);
 
 // Throws StalledRunError when the engine's watchdog stops the run.
 RunResult run_scenario(const Scenario& sc, const RunOptions& opts = {});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "sim/core/json_errors.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace.hpp"
+#include "traces/window.hpp"
 
 namespace floorsim::app {
 namespace fs = std::filesystem;
@@ -51,7 +54,14 @@ std::shared_ptr<const ObjectSpec> trace_spec() {
                      "a job without a time limit gets its runtime (a perfect estimate) or none"),
               boolean("drop_zero_runtime", false, "drop jobs whose runtime is 0"),
               integer("max_jobs", 0, "replay only the first N jobs (0 = all)").at_least(0),
-              number("time_scale", 1.0, "multiply inter-arrival times by this (< 1 = more load)").at_least(1e-6).at_most(1e6)});
+              number("time_scale", 1.0, "multiply inter-arrival times by this (< 1 = more load)").at_least(1e-6).at_most(1e6),
+              string("from", "", "replay the jobs submitted from this wall-clock time (YYYY-MM-DDTHH:MM:SS as the trace writes it; needs a dated format: sacct, helios, philly); t = 0 is then this time, and jobs queued or running at it are submitted at t = 0 with the run time they had left (docs/traces.md)"),
+              string("to", "", "... and before this one (empty = to the end of the trace)")});
+}
+
+std::shared_ptr<const ObjectSpec> clock_spec() {
+  return obj("clock", "the wall clock of the simulation",
+             {string("t0", "", "wall-clock time of t = 0, YYYY-MM-DDTHH:MM:SS[Z|+HH:MM] (empty = the trace's first submit, or workload.trace.from, when the trace is dated; else t = 0 is taken as a multiple of every period). The slurm model rounds backfill plan times to multiples of bf_resolution in epoch seconds, as slurmctld does")});
 }
 
 std::shared_ptr<const ObjectSpec> job_spec() {
@@ -243,6 +253,7 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 any("scheduler", "the scheduler model: {\"type\": one of the models, ...its parameters}")
                     .with_default(json{{"type", "easy_backfill"}}),
                 object("engine", engine_spec(), "engine settings"),
+                object("clock", clock_spec(), "the wall clock of t = 0"),
                 array_of("failures", failure_spec(), "node failures"),
                 object("output", output_spec(), "output files"),
                 object("failure_model", failure_model_spec(), "random node failures (null = none)").or_null(),
@@ -467,8 +478,42 @@ struct GpuShare {
   }
 };
 
-// workload.trace: the trace's jobs replace `w`; its reader report goes into `report`.
-void read_trace_workload(const json& t, const std::string& base_dir, Workload& w, json& report) {
+// A wall-clock time of the scenario (workload.trace.from/to, clock.t0), or an error naming it.
+double wall_time(const json& v, const std::string& file, const std::string& ptr) {
+  const auto t = traces::parse_wall_time(v.get<std::string>());
+  if (!t) fail(file, ptr, fmt::format("\"{}\" is not a time; expected YYYY-MM-DDTHH:MM:SS (optionally Z or +HH:MM)", v.get<std::string>()));
+  return *t;
+}
+
+// workload.trace.from/to: the window's jobs (traces/window.hpp); t = 0 becomes `from`.
+// Returns the wall-clock time of t = 0.
+double apply_window(const json& t, const traces::ReadReport& rr, const std::string& file, Workload& w, json& report) {
+  const std::string ptr = "/workload/trace";
+  if (std::isnan(rr.wall_t0_s))
+    fail(file, child(ptr, "from"), fmt::format("a window needs wall-clock submit times; format {} has none (expected sacct, helios or philly)", rr.format));
+  const double from = t["from"].get<std::string>().empty() ? rr.wall_t0_s : wall_time(t["from"], file, child(ptr, "from"));
+  const double to = t["to"].get<std::string>().empty() ? kNever : wall_time(t["to"], file, child(ptr, "to"));
+  if (to <= from)
+    fail(file, child(ptr, "to"), fmt::format("{} is not after from ({}); expected a window that ends after it starts", t["to"].get<std::string>(), traces::format_wall_time(from)));
+  const traces::WindowCounts c = traces::select_window(w, rr.wall_t0_s, from, to);
+  if (w.jobs.empty())
+    fail(file, child(ptr, "from"), fmt::format("no job of {} was submitted, queued or running in [{}, {}); expected a window within the trace (its first submit is {})",
+                                               rr.file, traces::format_wall_time(from), std::isfinite(to) ? traces::format_wall_time(to) : std::string("end"),
+                                               traces::format_wall_time(rr.wall_t0_s)));
+  report["window"] = {{"from", traces::format_wall_time(from)}, {"to", std::isfinite(to) ? json(traces::format_wall_time(to)) : json(nullptr)},
+                      {"in_window", c.in_window}, {"running_at_from", c.running_at_from}, {"pending_at_from", c.pending_at_from},
+                      {"ended_before_from", c.ended_before_from}, {"submitted_after_to", c.submitted_after_to}};
+  if (c.running_at_from + c.pending_at_from > 0)
+    std::fprintf(stderr,
+                 "floorsim: warning: %s: %zu jobs running and %zu queued at %s are submitted at t = 0 with the run time they had left; "
+                 "the model places them afresh and their queue time before it (Slurm's age factor) is not counted\n",
+                 rr.file.c_str(), c.running_at_from, c.pending_at_from, traces::format_wall_time(from).c_str());
+  return from;
+}
+
+// workload.trace: the trace's jobs replace `w`; its reader report goes into `report`. Returns
+// the wall-clock time of t = 0 (NaN when the trace has no dates).
+double read_trace_workload(const json& t, const std::string& base_dir, const std::string& file, Workload& w, json& report) {
   traces::ReadOptions o;
   o.gpus_per_proc = t["gpus_per_proc"];
   o.missing_limit_is_runtime = t["missing_time_limit"] == "runtime";
@@ -478,13 +523,16 @@ void read_trace_workload(const json& t, const std::string& base_dir, Workload& w
   if (p.is_relative()) p = fs::path(base_dir) / p;
   auto data = traces::read_trace(p.lexically_normal().string(), traces::parse_format(t["format"]), o);
   w = std::move(data.workload);
+  double t0 = data.report.wall_t0_s;
+  if (!t["from"].get<std::string>().empty() || !t["to"].get<std::string>().empty()) t0 = apply_window(t, data.report, file, w, report);
   const double scale = t["time_scale"];
   if (scale != 1.0 && !w.jobs.empty()) {
-    const SimTime t0 = w.jobs.front().submit_s;
-    for (auto& j : w.jobs) j.submit_s = t0 + (j.submit_s - t0) * scale;
+    const SimTime first = w.jobs.front().submit_s;
+    for (auto& j : w.jobs) j.submit_s = first + (j.submit_s - first) * scale;
   }
   report["trace"] = {{"file", data.report.file}, {"format", data.report.format}, {"rows", data.report.rows},
                      {"jobs", data.report.jobs}, {"skipped", data.report.skipped}, {"adjusted", data.report.adjusted}};
+  return t0;
 }
 
 // workload.jobs, appended to `w`.
@@ -749,7 +797,16 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   Workload& w = sc.workload;
   json report = json::object();
   const json& wl = r["workload"];
-  if (wl.contains("trace") && !wl["trace"].is_null()) read_trace_workload(wl["trace"], base_dir, w, report);
+  double trace_t0 = std::numeric_limits<double>::quiet_NaN();
+  if (wl.contains("trace") && !wl["trace"].is_null()) trace_t0 = read_trace_workload(wl["trace"], base_dir, file, w, report);
+  // The clock: t = 0 on the wall clock, given or from a dated trace (see clock_spec).
+  if (const json& t0 = r["clock"]["t0"]; !t0.get<std::string>().empty()) {
+    sc.t0_wall_s = wall_time(t0, file, "/clock/t0");
+    report["clock"] = {{"t0", traces::format_wall_time(sc.t0_wall_s)}, {"from", "clock.t0"}};
+  } else if (!std::isnan(trace_t0)) {
+    sc.t0_wall_s = trace_t0;
+    report["clock"] = {{"t0", traces::format_wall_time(trace_t0)}, {"from", "workload.trace"}};
+  }
   add_inline_jobs(wl.contains("jobs") ? wl["jobs"] : json::array(), file, share, w);
   FallbackIds fallback_ids;
   if (wl.contains("synthetic") && !wl["synthetic"].is_null())

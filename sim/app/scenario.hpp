@@ -2,6 +2,7 @@
 // Scenario JSON: the one description of a simulation (cluster, workload, classes and floors,
 // scheduler, engine settings, failures). Parsed strictly against a declarative spec; every
 // default is filled in (that resolved document is written as scenario.resolved.json).
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ struct Scenario {
   std::vector<Fallback> fallbacks;
   json workload_report;       // trace reader report and adjustments
   uint64_t seed = 1;
+  // Wall-clock time (seconds since 1970-01-01) of t = 0: clock.t0, else a dated trace's first
+  // submit or window start; NaN when unknown (t = 0 is then a multiple of every period).
+  double t0_wall_s = std::numeric_limits<double>::quiet_NaN();
   FabricCoupling fabric;      // empty unless the scenario has a "fabric" block
   std::vector<PolicyChange> changes;  // policy change events (issue 9), sorted by time
   gov::Settings governance;

@@ -1,13 +1,16 @@
 // floorsim run / validate / schema.
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "schedulers/registry.hpp"
+#include "sim/app/inputs.hpp"
 #include "sim/app/runner.hpp"
 #include "sim/app/scenario.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
 #include "sim/core/output_guard.hpp"
 
 namespace floorsim::cli {
@@ -56,7 +59,9 @@ const VerbDoc kValidateDoc{
     .usage = "SCENARIO.json [--quiet]",
     .description =
         "Check a scenario strictly (an unknown key, a wrong type or an out-of-range value is an error naming the file "
-        "and JSON pointer; the files it names are read too) and print it with every default written in: the "
+        "and JSON pointer). Every file it names is opened and read by its reader (trace, slurm.conf, sacctmgr dump, "
+        "topology.conf, gres.conf, Kueue and KAI manifests, fabric scenario): a missing or unreadable file, or an "
+        "error in one, is reported as for `run`. Then print it with every default written in: the "
         "document `run` saves as scenario.resolved.json.",
     .placeholders = {{"scenario", "FILE"}},
     .examples = {{"floorsim validate examples/quickstart.json", "print the quickstart scenario with every default"},
@@ -120,7 +125,14 @@ int verb_validate(const Args& args) {
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, "validate", kValidateDoc, opts, pos, vm)) return 0;
-  const app::Scenario sc = app::load_scenario_file(scenario);
+  // Every file the scenario names is opened first (one line for a missing one, whichever it is),
+  // then read by its reader: the trace while loading, the model's files while building the model.
+  const app::json doc = app::parse_json_text(io::read_file(scenario), scenario);
+  std::string base = std::filesystem::path(scenario).parent_path().string();
+  if (base.empty()) base = ".";
+  app::check_files_readable(doc, base, scenario);
+  const app::Scenario sc = app::load_scenario(doc, scenario, base);
+  app::make_scheduler(sc);
   if (!quiet) std::cout << app::dump(sc.resolved);
   return 0;
 }

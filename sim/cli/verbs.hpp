@@ -19,6 +19,7 @@ int verb_report(const Args& args);     // sim/cli/verb_report.cpp
 int verb_impact(const Args& args);     // sim/cli/verb_govern.cpp
 int verb_audit(const Args& args);      // sim/cli/verb_govern.cpp
 int verb_lint(const Args& args);       // sim/cli/verb_govern.cpp
+int verb_site(const Args& args);       // sim/cli/verb_site.cpp
 
 struct Verb {
   const char* name;
@@ -30,6 +31,7 @@ inline const Verb kVerbs[] = {
     {"run", "simulate a scenario and write metrics.json, jobs.csv, timeline.csv", verb_run},
     {"validate", "check a scenario file and print it with every default filled in", verb_validate},
     {"schema", "print the JSON Schema of the scenario format", verb_schema},
+    {"site", "import a Slurm site: slurm.conf + sacctmgr dump + a sacct window -> a replay scenario", verb_site},
     {"trace", "read a trace (swf, helios, philly, pai, sacct, csv): stats, or convert to swf/csv", verb_trace},
     {"calibrate", "measure the Monte Carlo VaR kernel on this device; write paths/s to a JSON", verb_calibrate},
     {"fabric", "fat-tree sign-off pack: routing, max-min contention, degraded cases (signoff.md/.json)", verb_fabric},

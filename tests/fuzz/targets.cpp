@@ -1,4 +1,5 @@
 // The fuzz targets (see targets.hpp). One row per reader, and slurm_sim.
+#include <cmath>
 #include "tests/fuzz/targets.hpp"
 
 #include <algorithm>
@@ -50,6 +51,7 @@ void scenario(std::string_view data) {
   const SchedulerEntry* e = find_scheduler(sc.resolved["scheduler"]["type"]);
   if (!e) throw std::logic_error("resolved scenario names an unknown scheduler");
   SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+  ctx.t0_wall_s = std::isnan(sc.t0_wall_s) ? 0 : sc.t0_wall_s;
   (void)e->make(sc.resolved["scheduler"], ctx);
 }
 
