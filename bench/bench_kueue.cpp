@@ -22,6 +22,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: pricing}
 spec:
+  namespaceSelector: {}
   cohortName: quant
   preemption: {reclaimWithinCohort: Any, withinClusterQueue: LowerPriority}
   resourceGroups:
@@ -34,6 +35,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: risk}
 spec:
+  namespaceSelector: {}
   cohortName: quant
   preemption: {reclaimWithinCohort: LowerPriority}
   resourceGroups:
@@ -46,6 +48,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: training}
 spec:
+  namespaceSelector: {}
   cohortName: quant
   resourceGroups:
   - coveredResources: [nvidia.com/gpu]

@@ -74,11 +74,15 @@ QueueTree build_tree(const kueue::Manifests& mf, std::vector<std::string>& warni
     if (q.gpu.limit >= 0 && q.gpu.quota > q.gpu.limit)
       throw InputError(q.pos.file, q.pos.where(),
                        fmt::format("Queue {}: gpu quota {} exceeds its limit {}; expected quota <= limit", q.name, q.gpu.quota, q.gpu.limit));
-    for (const auto* r : {&q.cpu, &q.memory})
-      if (r->quota != 0 || r->limit != -1)
-        warnings.push_back(at + ": Queue " + q.name + ": cpu/memory quotas and limits are not modelled (nodes carry GPUs only); ignored");
+    std::string cpu_mem;
+    if (q.cpu.quota != 0 || q.cpu.limit != -1) cpu_mem = "cpu";
+    if (q.memory.quota != 0 || q.memory.limit != -1) cpu_mem += cpu_mem.empty() ? "memory" : " and memory";
+    if (!cpu_mem.empty())
+      warnings.push_back(at + ": Queue " + q.name + ": " + cpu_mem + " quotas and limits are not modelled (nodes carry GPUs only); ignored");
     QueueSpec s;
     s.name = q.name;
+    s.preempt_min_runtime_s = q.preempt_min_runtime_s;
+    s.reclaim_min_runtime_s = q.reclaim_min_runtime_s;
     s.priority = q.priority;
     s.quota = to_milli(q.gpu.quota);
     s.limit = to_milli(q.gpu.limit);
@@ -111,6 +115,9 @@ class KaiScheduler final : public Scheduler {
   KaiScheduler(const cfg::json& p, const SchedulerContext& ctx, QueueTree tree, std::vector<std::string> warnings)
       : t_(std::move(tree)), warnings_(std::move(warnings)), sharing_(p.at("gpu_sharing").get<bool>()),
         grace_s_(p.at("eviction_grace_s").get<double>()),
+        preempt_min_s_(p.at("minruntime").at("default_preempt_min_runtime_s").get<double>()),
+        reclaim_min_s_(p.at("minruntime").at("default_reclaim_min_runtime_s").get<double>()),
+        reclaim_lca_(p.at("minruntime").at("reclaim_resolve_method").get<std::string>() == "lca"),
         max_preemptees_(p.at("consolidation_max_preemptees").get<int>()) {
     rcfg_.reclaimer_utilization_multiplier = p.at("reclaimer_utilization_multiplier").get<double>();
     for (const auto& a : p.at("actions")) {
@@ -230,10 +237,17 @@ class KaiScheduler final : public Scheduler {
     out.push_back(last_slot_[j] < 0 ? "" : fmt::format("{}:{}", slot_node_[last_slot_[j]], last_slot_[j] - static_cast<int32_t>(gpu_first_[slot_node_[last_slot_[j]]])));
   }
 
-  nlohmann::json report(const Snapshot&) const override {
+  nlohmann::json report(const Snapshot& end) const override {
     nlohmann::json r;
     nlohmann::json qs = nlohmann::json::object();
+    // The figures accumulate between passes; the stretch after the last pass, to the end of
+    // the run, holds what that pass left. A run whose every pass is at one instant (nothing
+    // ends before the horizon) has no stretch at all: the means are what that pass left.
+    const double tail_s = end.now > last_pass_s_ ? end.now - last_pass_s_ : 0;
+    const double span_s = span_s_ + tail_s;
     for (int q = 0; q < t_.size(); ++q) {
+      const double fair_s = fair_s_[q] + tail_s * static_cast<double>(fair_[q] > 0 ? fair_[q] : 0) / 1000.0;
+      const double alloc_s = alloc_s_[q] + tail_s * static_cast<double>(alloc_[q]) / 1000.0;
       const QueueSpec& s = t_[q];
       auto g = [](Milli m) { return m == kUnlimited ? nlohmann::json(-1) : nlohmann::json(static_cast<double>(m) / 1000.0); };
       qs[s.name] = {{"parent", s.parent == kNoQueue ? nlohmann::json(nullptr) : nlohmann::json(t_[s.parent].name)},
@@ -241,14 +255,15 @@ class KaiScheduler final : public Scheduler {
                     {"deserved_gpus", g(s.quota)},
                     {"limit_gpus", g(s.limit)},
                     {"over_quota_weight", s.weight},
-                    {"mean_fair_share_gpus", span_s_ > 0 ? fair_s_[q] / span_s_ : 0.0},
-                    {"mean_allocated_gpus", span_s_ > 0 ? alloc_s_[q] / span_s_ : 0.0}};
+                    {"mean_fair_share_gpus", span_s > 0 ? fair_s / span_s : static_cast<double>(std::max<Milli>(fair_[q], 0)) / 1000.0},
+                    {"mean_allocated_gpus", span_s > 0 ? alloc_s / span_s : static_cast<double>(alloc_[q]) / 1000.0}};
     }
     r["queues"] = qs;
     r["actions"] = {{"allocated", allocated_},
                     {"consolidation_moves", consolidation_moves_},
                     {"reclaim_victims", reclaim_victims_},
-                    {"preempt_victims", preempt_victims_}};
+                    {"preempt_victims", preempt_victims_},
+                    {"min_runtime_protected", min_runtime_protected_}};
     r["gpu_sharing"] = {{"enabled", sharing_},
                         {"packed_starts", packed_starts_},
                         {"shared_gpus_peak", shared_gpus_peak_},
@@ -627,6 +642,7 @@ class KaiScheduler final : public Scheduler {
       } else {
         preempt_candidates(running_, c, cands_);
       }
+      drop_min_runtime_protected(v, out, c.queue, reclaim);
       if (cands_.empty()) continue;
       const AdmissibleFn admissible = [&](const RunningJob& cand, std::span<const Milli> removed) {
         return !reclaim || reclaim_victim_ok(t_, alloc_, fair_, removed, c, cand.queue, cand.req, rcfg_);
@@ -666,10 +682,27 @@ class KaiScheduler final : public Scheduler {
     }
   }
 
+  // The minruntime plugin's victim filters: a candidate that started less than its minimum
+  // runtime ago is protected; the pass that follows its protection's end may take it.
+  void drop_min_runtime_protected(const Snapshot& v, Decisions& out, int claimant_queue, bool reclaim) {
+    std::erase_if(cands_, [&](const RunningJob& r) {
+      const double min_s = reclaim ? reclaim_min_runtime(t_, claimant_queue, r.queue, reclaim_min_s_, reclaim_lca_)
+                                   : preempt_min_runtime(t_, r.queue, preempt_min_s_);
+      const double until = v.runs[r.key].start_s + min_s;
+      if (min_s <= 0 || v.runs[r.key].start_s < 0 || v.now >= until) return false;
+      out.wake_at(until);
+      ++min_runtime_protected_;
+      return true;
+    });
+  }
+
   QueueTree t_;
   std::vector<std::string> warnings_;
   bool sharing_;
   double grace_s_;
+  double preempt_min_s_, reclaim_min_s_;  // the minruntime plugin's defaults
+  bool reclaim_lca_;
+  uint64_t min_runtime_protected_ = 0;
   int max_preemptees_;
   ReclaimConfig rcfg_;
   bool do_allocate_ = false, do_consolidation_ = false, do_reclaim_ = false, do_preempt_ = false;
@@ -717,6 +750,8 @@ class KaiScheduler final : public Scheduler {
 
 }  // namespace
 
+QueueTree check_queues(const kueue::Manifests& mf, std::vector<std::string>& warnings) { return build_tree(mf, warnings); }
+
 QueueTree load_queues_text(const std::string& yaml, const std::string& display, std::vector<std::string>& warnings) {
   kueue::Manifests mf;
   kueue::load_manifest_text(yaml, display, mf);
@@ -730,6 +765,15 @@ QueueTree load_queues(const std::vector<std::string>& files, std::vector<std::st
 }
 
 std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
+  auto minruntime = cfg::obj(
+      "kai.minruntime", "the minruntime plugin's arguments; a Queue's preemptMinRuntime / reclaimMinRuntime override them",
+      {cfg::number("default_preempt_min_runtime_s", 0, "defaultPreemptMinRuntime: a job younger than this is not a preempt victim")
+           .at_least(0).in_unit("s"),
+       cfg::number("default_reclaim_min_runtime_s", 0, "defaultReclaimMinRuntime: a job younger than this is not a reclaim victim")
+           .at_least(0).in_unit("s"),
+       cfg::choice("reclaim_resolve_method", {"lca", "queue"}, "lca",
+                   "reclaimResolveMethod: which queue's reclaimMinRuntime applies (below the lowest common ancestor, or "
+                   "the victim's own)")});
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "scheduler(kai)";
   s->doc = "KAI-like scheduling: hierarchical queues with quota, over-quota weight and limit, fair share, GPU fractions "
@@ -760,6 +804,7 @@ std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
       cfg::number("reclaimer_utilization_multiplier", 1.0,
                   "reclaim: the reclaimer's saturation times this must stay below the victim queue's").at_least(1),
       cfg::integer("consolidation_max_preemptees", 16, "consolidation: most jobs moved for one pending job").at_least(1),
+      cfg::object("minruntime", minruntime, "the minruntime plugin (KAI docs: plugins/minruntime)"),
       cfg::number("eviction_grace_s", 0, "time an evicted job keeps its GPUs and quota before it stops")
           .at_least(0).in_unit("s"),
   };

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "schedulers/kai/model.hpp"
+#include "schedulers/kueue/manifest.hpp"
 #include "schedulers/registry.hpp"
 
 namespace floorsim::kai {
@@ -16,6 +17,8 @@ std::unique_ptr<Scheduler> make_kai(const cfg::json& resolved, const SchedulerCo
 // Builds the queue tree from manifest files (used by make_kai and tests). Warnings (unknown
 // fields, cpu/memory quotas that are not modelled) are appended to `warnings`.
 QueueTree load_queues(const std::vector<std::string>& files, std::vector<std::string>& warnings);
+// Checks parsed manifests' Queues as make_kai does (InputError on a refusal); appends warnings.
+QueueTree check_queues(const kueue::Manifests& mf, std::vector<std::string>& warnings);
 QueueTree load_queues_text(const std::string& yaml, const std::string& display, std::vector<std::string>& warnings);
 
 }  // namespace floorsim::kai

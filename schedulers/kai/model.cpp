@@ -293,4 +293,32 @@ void preempt_candidates(std::span<const RunningJob> running, const Claimant& in,
   });
 }
 
+double preempt_min_runtime(const QueueTree& t, int q, double dflt) {
+  for (; q != kNoQueue; q = t[q].parent)
+    if (t[q].preempt_min_runtime_s >= 0) return t[q].preempt_min_runtime_s;
+  return dflt;
+}
+
+double reclaim_min_runtime(const QueueTree& t, int claimant, int victim, double dflt, bool lca) {
+  auto path = [&](int q) {  // root first
+    std::vector<int> p;
+    for (; q != kNoQueue; q = t[q].parent) p.insert(p.begin(), q);
+    return p;
+  };
+  const std::vector<int> pv = path(victim);
+  if (!lca) {
+    for (auto it = pv.rbegin(); it != pv.rend(); ++it)
+      if (t[*it].reclaim_min_runtime_s >= 0) return t[*it].reclaim_min_runtime_s;
+    return dflt;
+  }
+  const std::vector<int> pc = path(claimant);
+  if (pc.front() != pv.front()) return t[pv.front()].reclaim_min_runtime_s >= 0 ? t[pv.front()].reclaim_min_runtime_s : dflt;
+  size_t at = 0;
+  for (size_t i = 0; i < std::min(pc.size(), pv.size()) && pc[i] == pv[i]; ++i) at = i;
+  if (at + 1 < pv.size()) ++at;
+  for (size_t i = at + 1; i-- > 0;)
+    if (t[pv[i]].reclaim_min_runtime_s >= 0) return t[pv[i]].reclaim_min_runtime_s;
+  return dflt;
+}
+
 }  // namespace floorsim::kai

@@ -28,6 +28,8 @@ struct QueueSpec {
   Milli quota = 0;                          // deserved (kUnlimited = whatever is requested)
   Milli limit = kUnlimited;                 // hard cap on allocation
   double weight = 1;                        // overQuotaWeight
+  double preempt_min_runtime_s = -1;        // spec.preemptMinRuntime (-1: not set, inherit)
+  double reclaim_min_runtime_s = -1;        // spec.reclaimMinRuntime (-1: not set, inherit)
 };
 
 // Queues in declaration order; only leaves take jobs (spec §10 Queue).
@@ -181,5 +183,15 @@ void reclaim_candidates(const QueueTree& t, std::span<const Milli> alloc, std::s
 // Preempt candidates (actions/preempt): same leaf queue only, preemptible, strictly lower
 // priority; lowest priority first, then newest.
 void preempt_candidates(std::span<const RunningJob> running, const Claimant& in, std::vector<RunningJob>& out);
+
+// The minruntime plugin (pkg/scheduler/plugins/minruntime, resolver.go; docs/plugins/minruntime.md):
+// a running job younger than its minimum runtime is not a victim. Preempt (same queue): the
+// victim's queue's preemptMinRuntime, else its nearest ancestor's, else `dflt`. Reclaim
+// (another queue), resolve method "lca": under different top-level queues, the victim's
+// top-level queue's reclaimMinRuntime (else `dflt`); under one, the first value found from the
+// victim's ancestor just below the lowest common ancestor upwards; method "queue": as preempt,
+// with reclaimMinRuntime.
+double preempt_min_runtime(const QueueTree& t, int victim_queue, double dflt);
+double reclaim_min_runtime(const QueueTree& t, int claimant_queue, int victim_queue, double dflt, bool lca);
 
 }  // namespace floorsim::kai

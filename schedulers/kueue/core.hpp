@@ -24,7 +24,7 @@ struct CoreSettings {
   bool afs = false;
   double afs_half_life_s = 604800;  // usageHalfLifeTime
   double afs_sampling_s = 300;      // usageSamplingInterval
-  std::array<double, kMaxRes> afs_weights{1, 1, 1, 1};  // resourceWeights by resource kind
+  std::array<double, kMaxRes> afs_weights{1, 1, 1, 1, 1, 1, 1, 1};  // resourceWeights by resource kind
 };
 
 enum class Outcome : uint8_t {

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -37,13 +38,23 @@ namespace {
 
 enum Code : uint16_t {
   kNone = 0, kNoFit, kNoCandidates, kPendingPreemption, kSkipped, kNoNodes, kInactive, kNoLocalQueue,
-  kResourceQuotaExceeded, kBackoff, kDeactivated, kBlockedByPodsReady, kNeverFits,
-  kCodes
+  kResourceQuotaExceeded, kBackoff, kDeactivated, kBlockedByPodsReady, kNeverFits, kLocalQueueStopped,
+  kNamespaceNotSelected, kProvisioning, kCodes
 };
 constexpr const char* kCodeNames[kCodes] = {"None", "NoFit", "NoCandidates", "PendingPreemption",
                                             "FailedAfterNomination", "NoNodes", "InactiveClusterQueue",
                                             "NoLocalQueue", "ResourceQuotaExceeded", "PodsReadyBackoff",
-                                            "Deactivated", "WaitForPodsReadyBlocked", "NeverFitsCluster"};
+                                            "Deactivated", "WaitForPodsReadyBlocked", "NeverFitsCluster",
+                                            "LocalQueueStopped", "NamespaceNotSelected", "Provisioning"};
+
+// A request quantity in the scheduler block: a number, or a Kubernetes quantity string
+// ("64Gi", "500m"); checked when the block is resolved.
+double request_quantity(const cfg::json& q) {
+  double v = -1;
+  if (q.is_number()) v = q.get<double>();
+  else if (q.is_string() && !parse_quantity(q.get<std::string>(), v)) v = -1;
+  return v;
+}
 
 struct PodsReady {  // waitForPodsReady (spec §8, kueue apis/config/v1beta2/defaults.go)
   bool enable = true;
@@ -57,10 +68,11 @@ struct PodsReady {  // waitForPodsReady (spec §8, kueue apis/config/v1beta2/def
 class KueueScheduler final : public Scheduler {
  public:
   KueueScheduler(const cfg::json& p, const SchedulerContext& ctx, BuiltModel built)
-      : core_(std::move(built.model), settings(p), ctx.workload.jobs.size()),
+      : core_(std::move(built.model), settings(p, built.model), ctx.workload.jobs.size()),
         warnings_(std::move(built.warnings)),
         grace_s_(p.at("eviction_grace_s").get<double>()),
         charge_cpu_(p.at("charge_cpu").get<bool>()),
+        job_req_(job_requests(p, core_.model())),
         admit_then_place_(p.at("placement").get<std::string>() == "admit_then_place"),
         wfpr_(pods_ready(p.at("wait_for_pods_ready"))) {
     const auto& jobs = ctx.workload.jobs;
@@ -98,6 +110,8 @@ class KueueScheduler final : public Scheduler {
       else job_lq_[j] = static_cast<size_t>(found - lq_names_.begin());
       if (auto it = built.lq_to_cq.find(lq); it != built.lq_to_cq.end())
         if (auto c = built.cq_by_name.find(it->second); c != built.cq_by_name.end()) job_cq_[j] = c->second;
+      if (auto h = built.lq_held.find(lq); h != built.lq_held.end())
+        held_.emplace(j, h->second == "LocalQueueStopped" ? kLocalQueueStopped : kNamespaceNotSelected);
       prio_[j] = js.priority;
       queue_ts_[j] = js.submit_s;
       const std::string& klass = strings.str(js.klass);
@@ -124,6 +138,7 @@ class KueueScheduler final : public Scheduler {
         ns_hard_.push_back(c == built.ns_gpu_ceiling.end() ? -1 : c->second);
       }
     }
+    lq_untolerated_ = lq_untolerated(p, built, lq_names_, ctx.scenario_file);
     ns_used_.assign(ns_names_.size(), 0);
     ns_peak_.assign(ns_names_.size(), 0);
     ns_refused_.assign(ns_names_.size(), 0);
@@ -150,6 +165,18 @@ class KueueScheduler final : public Scheduler {
         throw InputError(ctx.scenario_file, ptr, "no node name starts with \"" + prefix + "\"; expected a node name prefix");
     }
     flavor_.assign(n, -1);
+    prov_ready_.assign(n, 0);
+    prov_delay_s_ = p.at("provisioning_request").at("delay_s").get<double>();
+    cq_provisioning_ = built.cq_provisioning;
+    if (!admit_then_place_ && prov_delay_s_ > 0 && !cq_provisioning_.empty())
+      warnings_.push_back("provisioning_request.delay_s applies with placement admit_then_place only; with "
+                          "place_at_admission the ProvisioningRequest checks pass at once");
+    // nodeLabels stand for a node pool; nodes carry no labels, so only flavor_nodes places them.
+    for (const auto& f : built.flavors)
+      if (!f.node_labels.empty() && !p.at("flavor_nodes").contains(f.name))
+        warnings_.push_back(f.pos.file + ":" + f.pos.where() + ": ResourceFlavor " + f.name +
+                            " spec.nodeLabels are not matched to nodes (nodes carry no labels); its pods may run on any "
+                            "node (map it to a node name prefix with scheduler.flavor_nodes)");
   }
 
   std::string_view name() const override { return "kueue"; }
@@ -197,10 +224,11 @@ class KueueScheduler final : public Scheduler {
         out.set_reason(j, kNoLocalQueue);
         continue;
       }
-      const JobSpec& js = v.jobs[j];
-      Request req{};
-      req[kGpu] = js.gpus;
-      if (charge_cpu_) req[kCpu] = static_cast<Qty>(js.cpus) * 1000;
+      if (auto h = held_.find(j); h != held_.end()) {
+        out.set_reason(j, h->second);
+        continue;
+      }
+      const Request req = request_of(v.jobs[j], j);
       // Queue-order timestamp: creation, kept across preemption requeues; the eviction time
       // after a waitForPodsReady timeout (spec §3, §8).
       core_.enqueue(j, job_cq_[j], prio_[j], queue_ts_[j], j, req, static_cast<uint32_t>(job_lq_[j]));
@@ -379,7 +407,62 @@ class KueueScheduler final : public Scheduler {
   }
 
  private:
-  static CoreSettings settings(const cfg::json& p) {
+  // What each job asks of its ClusterQueue's quota: its GPUs as `gpu_resource`, its CPUs when
+  // charge_cpu is on, and the scheduler block's per-job and per-GPU requests (cpu, memory,
+  // pods, extended resources), in the model's units.
+  struct JobRequests {
+    int gpu_kind = kGpu;  // -1: GPUs charge no quota
+    Request per_job{}, per_gpu{};
+  };
+  static JobRequests job_requests(const cfg::json& p, const Model& m) {
+    JobRequests r;
+    const std::string g = p.at("gpu_resource").get<std::string>();
+    double scale = 1;
+    if (g.empty()) r.gpu_kind = -1;
+    else resource_kind(g, r.gpu_kind, scale, m.resource_names);
+    auto fill = [&](const char* key, Request& out) {
+      for (const auto& [res, q] : p.at(key).items()) {
+        int kind = 0;
+        resource_kind(res, kind, scale, m.resource_names);  // every name was registered by build_model
+        out[kind] += static_cast<Qty>(std::llround(request_quantity(q) * scale));
+      }
+    };
+    fill("requests_per_job", r.per_job);
+    fill("requests_per_gpu", r.per_gpu);
+    return r;
+  }
+  // By LocalQueue: the flavors whose NoSchedule / NoExecute nodeTaints the workload's pods
+  // (the scheduler block's tolerations) together with the flavor's own tolerations do not
+  // tolerate (flavorassigner checkFlavorForPodSets).
+  static std::vector<uint64_t> lq_untolerated(const cfg::json& p, const BuiltModel& b,
+                                                   const std::vector<std::string>& lqs, const std::string& file) {
+    std::vector<uint64_t> out(lqs.size(), 0);
+    const auto& tol = p.at("tolerations");
+    for (size_t q = 0; q < lqs.size(); ++q) {
+      std::vector<Toleration> pod;
+      const cfg::json* list = tol.contains(lqs[q]) ? &tol.at(lqs[q]) : tol.contains("*") ? &tol.at("*") : nullptr;
+      if (list)
+        for (size_t i = 0; i < list->size(); ++i) {
+          Toleration t;
+          if (!parse_toleration((*list)[i].get<std::string>(), t))
+            throw InputError(file, cfg::child(cfg::child("/scheduler/tolerations", tol.contains(lqs[q]) ? lqs[q] : "*"), i),
+                             "got \"" + (*list)[i].get<std::string>() +
+                                 "\"; expected key=value:Effect, key:Effect or key (Effect NoSchedule, PreferNoSchedule or NoExecute)");
+          pod.push_back(t);
+        }
+      out[q] = untolerated_flavors(b.flavors, pod);
+    }
+    return out;
+  }
+  Request request_of(const JobSpec& js, JobIdx j) const {
+    Request req{};
+    req.untolerated = lq_untolerated_[job_lq_[j]];
+    for (int k = 0; k < kMaxRes; ++k) req[k] = job_req_.per_job[k] + job_req_.per_gpu[k] * js.gpus;
+    if (job_req_.gpu_kind >= 0) req[job_req_.gpu_kind] += js.gpus;
+    if (charge_cpu_) req[kCpu] += static_cast<Qty>(js.cpus) * 1000;
+    return req;
+  }
+  static CoreSettings settings(const cfg::json& p, const Model& m) {
     CoreSettings s;
     s.legacy_one_borrower_per_cohort = p.at("admission_rule").get<std::string>() == "legacy_one_borrower_per_cohort";
     s.priority_sorting_within_cohort = p.at("feature_gates").at("PrioritySortingWithinCohort").get<bool>();
@@ -390,10 +473,8 @@ class KueueScheduler final : public Scheduler {
     for (const auto& [res, wt] : afs.at("resource_weights").items()) {
       int kind;
       double scale;
-      if (!resource_kind(res, kind, scale))
-        throw InputError("", "/scheduler/admission_fair_sharing/resource_weights/" + res,
-                         "resource " + res + " is not modelled; expected nvidia.com/gpu, cpu or memory");
-      s.afs_weights[kind] = wt.get<double>();
+      if (resource_kind(res, kind, scale, m.resource_names)) s.afs_weights[kind] = wt.get<double>();
+      // else: no quota and no job names the resource, so its weight multiplies nothing
     }
     return s;
   }
@@ -409,8 +490,8 @@ class KueueScheduler final : public Scheduler {
     }
     int kind = kGpu;
     scale = 1;
-    if (!c.resource.empty() && !resource_kind(c.resource, kind, scale)) {
-      err = fmt::format("resource '{}' is not modelled; expected nvidia.com/gpu, cpu or memory", c.resource);
+    if (!c.resource.empty() && !resource_kind(c.resource, kind, scale, m.resource_names)) {
+      err = fmt::format("resource '{}' is in no quota of the manifests", c.resource);
       return false;
     }
     int flavor = -1;
@@ -448,10 +529,8 @@ class KueueScheduler final : public Scheduler {
         deferred_[w++] = j;
         continue;
       }
-      Request req{};
-      req[kGpu] = v.jobs[j].gpus;
-      if (charge_cpu_) req[kCpu] = static_cast<Qty>(v.jobs[j].cpus) * 1000;
-      core_.enqueue(j, job_cq_[j], prio_[j], queue_ts_[j], j, req, static_cast<uint32_t>(job_lq_[j]));
+      if (held_.count(j)) continue;  // reported at the pass that first saw it
+      core_.enqueue(j, job_cq_[j], prio_[j], queue_ts_[j], j, request_of(v.jobs[j], j), static_cast<uint32_t>(job_lq_[j]));
     }
     deferred_.resize(w);
   }
@@ -502,7 +581,7 @@ class KueueScheduler final : public Scheduler {
     flavor_[key] = -1;
     const Usage& u = core_.placing_usage();
     for (uint8_t k = 0; k < u.n; ++k)
-      if (core_.model().resource_of(u.fr[k]) == kGpu) flavor_[key] = core_.model().flavor_of(u.fr[k]);
+      if (core_.model().resource_of(u.fr[k]) == job_req_.gpu_kind) flavor_[key] = core_.model().flavor_of(u.fr[k]);
     if (!admit_then_place_) {
       if (!ceiling_allows(key)) {
         ++ns_refused_[ns_of(key)];
@@ -519,6 +598,15 @@ class KueueScheduler final : public Scheduler {
     }
     // Admission: quota is reserved whatever happens to the pods.
     admitted_s_[key] = view_->now;
+    // A ProvisioningRequest admission check: the pods are created once the nodes are
+    // provisioned, `delay_s` after the quota reservation; waitForPodsReady counts from then.
+    if (prov_delay_s_ > 0 && cq_provisioning_.count(core_.model().tree.name(job_cq_[key]))) {
+      admitted_s_[key] = prov_ready_[key] = view_->now + prov_delay_s_;
+      pod_reason_[key] = kProvisioning;
+      out_->wake_at(prov_ready_[key]);
+      unplaced_.push_back(key);
+      return true;
+    }
     if (create_pods(key) && place_nodes(key)) return true;
     if (pods_[key]) {
       pod_reason_[key] = kNoNodes;
@@ -542,6 +630,10 @@ class KueueScheduler final : public Scheduler {
     for (size_t i = 0; i < unplaced_.size(); ++i) {
       const JobIdx j = unplaced_[i];
       if (view_->runs[j].state != JobState::Pending) continue;
+      if (prov_ready_[j] > now) {  // still provisioning
+        unplaced_[w++] = j;
+        continue;
+      }
       if (create_pods(j) && place_nodes(j)) continue;
       if (pods_[j]) {
         pod_reason_[j] = kNoNodes;
@@ -591,6 +683,12 @@ class KueueScheduler final : public Scheduler {
   std::vector<std::string> warnings_;
   double grace_s_;
   bool charge_cpu_;
+  JobRequests job_req_;
+  std::map<JobIdx, uint16_t> held_;
+  double prov_delay_s_ = 0;                 // provisioning_request.delay_s
+  std::set<std::string> cq_provisioning_;   // ClusterQueues with a ProvisioningRequest check
+  std::vector<double> prov_ready_;          // by job: when its provisioned nodes are ready
+  std::vector<uint64_t> lq_untolerated_;  // by LocalQueue index: bit f = flavor f's taints not tolerated  // jobs whose LocalQueue never admits (stopPolicy, namespaceSelector)
   bool admit_then_place_;
   PodsReady wfpr_;
   std::vector<NodeId> job_cq_;
@@ -657,16 +755,12 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
       cfg::number("usage_half_life_s", 604800, "usageHalfLifeTime").at_least(1).in_unit("s"),
       cfg::number("usage_sampling_interval_s", 300, "usageSamplingInterval").at_least(1).in_unit("s"),
       cfg::map_of("resource_weights", cfg::Type::Number,
-                  "resourceWeights: nvidia.com/gpu (devices), cpu (millicores), memory (MiB) -> weight (default 1)")
+                  "resourceWeights: nvidia.com/gpu (devices), cpu (millicores), memory (MiB), any other resource "
+                  "(as counted) -> weight (default 1)")
           .with_default(cfg::json::object()),
   };
   afs->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
     for (const auto& [res, w] : r.at("resource_weights").items()) {
-      int kind;
-      double scale;
-      if (!resource_kind(res, kind, scale))
-        cfg::fail(file, cfg::child(cfg::child(ptr, "resource_weights"), res),
-                  "resource " + res + " is not modelled; expected nvidia.com/gpu, cpu or memory");
       if (w.get<double>() < 0)
         cfg::fail(file, cfg::child(cfg::child(ptr, "resource_weights"), res), "negative weight; expected >= 0");
     }
@@ -689,7 +783,26 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
                 "got " + st.dump() + "; expected [S2a], [S2b] or [S2a, S2b] with S2a = LessThanOrEqualToFinalShare, "
                 "S2b = LessThanInitialShare");
   };
+  auto prov = cfg::obj("kueue.provisioning_request",
+                       "ProvisioningRequest admission checks (Kueue docs: Provisioning Admission Check)",
+                       {cfg::number("delay_s", 0, "from quota reservation to provisioned nodes; the pods are created then "
+                                                  "(0 = the check passes at once)").at_least(0).in_unit("s")});
   auto s = std::make_shared<cfg::ObjectSpec>();
+  s->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
+    for (const char* key : {"requests_per_job", "requests_per_gpu"})
+      for (const auto& [res, q] : r.at(key).items())
+        if (request_quantity(q) < 0)
+          cfg::fail(file, cfg::child(cfg::child(ptr, key), res),
+                    "got " + q.dump() + "; expected a non-negative quantity (a number, or a string such as \"64Gi\", \"500m\")");
+    for (const auto& [lq, list] : r.at("tolerations").items()) {
+      if (!list.is_array())
+        cfg::fail(file, cfg::child(cfg::child(ptr, "tolerations"), lq), "got " + list.dump() + "; expected a list of tolerations");
+      for (size_t i = 0; i < list.size(); ++i)
+        if (!list[i].is_string())
+          cfg::fail(file, cfg::child(cfg::child(cfg::child(ptr, "tolerations"), lq), i),
+                    "got " + list[i].dump() + "; expected a string key=value:Effect, key:Effect or key");
+    }
+  };
   s->name = "scheduler(kueue)";
   s->doc = "Kueue-like admission: ClusterQueues, cohorts, flavors, preemption (Kueue docs: Concepts)";
   s->fields = {
@@ -711,6 +824,20 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
       cfg::number("eviction_grace_s", 30, "time an evicted workload keeps its GPUs and quota before it stops")
           .at_least(0).in_unit("s"),
       cfg::boolean("charge_cpu", false, "also charge the job's CPUs (as millicores) against cpu quota"),
+      cfg::string("gpu_resource", "nvidia.com/gpu",
+                  "resource the job's GPUs are charged as (e.g. nvidia.com/mig-1g.10gb, example.com/gpu); \"\" = GPUs charge "
+                  "no quota"),
+      cfg::map_of("requests_per_job", cfg::Type::Any,
+                  "resource -> quantity every job requests (e.g. {\"pods\": 1, \"memory\": \"16Gi\"}); any resource name")
+          .with_default(cfg::json::object()),
+      cfg::map_of("requests_per_gpu", cfg::Type::Any,
+                  "resource -> quantity a job requests per GPU (e.g. {\"cpu\": 8, \"memory\": \"64Gi\"})")
+          .with_default(cfg::json::object()),
+      cfg::object("provisioning_request", prov, "ProvisioningRequest admission checks"),
+      cfg::map_of("tolerations", cfg::Type::Any,
+                  "LocalQueue (\"namespace/name\", \"*\" = any other) -> the tolerations of its workloads' pods, each "
+                  "key=value:Effect (Equal), key:Effect or key (Exists); a ResourceFlavor whose nodeTaints they do not "
+                  "tolerate is skipped").with_default(cfg::json::object()),
       cfg::map_of("flavor_nodes", cfg::Type::String,
                   "ResourceFlavor -> node name prefix: a workload assigned that flavor runs only on those nodes "
                   "(flavors not listed: any node)").with_default(cfg::json::object()),
@@ -738,7 +865,11 @@ std::unique_ptr<Scheduler> make_kueue(const cfg::json& p, const SchedulerContext
     load_manifest_file(path.string(), path.string(), mf);
     ++i;
   }
-  BuiltModel b = build_model(mf, ctx.scenario_file);
+  std::vector<std::string> job_resources;
+  if (const std::string g = p.at("gpu_resource").get<std::string>(); !g.empty()) job_resources.push_back(g);
+  for (const char* key : {"requests_per_job", "requests_per_gpu"})
+    for (const auto& [res, q] : p.at(key).items()) job_resources.push_back(res);
+  BuiltModel b = build_model(mf, ctx.scenario_file, job_resources);
   const auto& fsp = p.at("fair_sharing");
   b.model.fair_sharing = fsp.at("enable").get<bool>();
   const auto& st = fsp.at("preemption_strategies");

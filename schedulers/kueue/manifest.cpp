@@ -3,6 +3,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
@@ -34,7 +35,67 @@ bool parse_quantity(const std::string& s, double& out) {
   return false;
 }
 
+bool parse_duration(const std::string& s, double& out_s) {
+  // Go's time.ParseDuration units; a bare "0" is allowed, as there.
+  if (s == "0") return out_s = 0, true;
+  size_t i = 0;
+  double total = 0;
+  while (i < s.size()) {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str() + i, &end);
+    if (end == s.c_str() + i || v < 0 || !std::isfinite(v)) return false;
+    i = static_cast<size_t>(end - s.c_str());
+    size_t u = i;
+    while (u < s.size() && std::isalpha(static_cast<unsigned char>(s[u]))) ++u;
+    const std::string unit = s.substr(i, u - i);
+    const double mult = unit == "h" ? 3600 : unit == "m" ? 60 : unit == "s" ? 1 : unit == "ms" ? 1e-3
+                        : unit == "us" ? 1e-6 : unit == "ns" ? 1e-9 : -1;
+    if (mult < 0) return false;
+    total += v * mult;
+    i = u;
+  }
+  if (s.empty()) return false;
+  out_s = total;
+  return true;
+}
+
+bool tolerates(const Toleration& t, const Taint& taint) {
+  if (!t.effect.empty() && t.effect != taint.effect) return false;
+  if (!t.key.empty() && t.key != taint.key) return false;
+  if (t.op == "Exists") return true;
+  return t.value == taint.value;  // Equal (the default)
+}
+
+bool parse_toleration(const std::string& s, Toleration& out) {
+  out = Toleration{};
+  std::string rest = s;
+  if (auto c = rest.rfind(':'); c != std::string::npos) {
+    out.effect = rest.substr(c + 1);
+    rest = rest.substr(0, c);
+    if (out.effect != "NoSchedule" && out.effect != "PreferNoSchedule" && out.effect != "NoExecute") return false;
+  }
+  if (auto e = rest.find('='); e != std::string::npos) {
+    out.key = rest.substr(0, e);
+    out.value = rest.substr(e + 1);
+  } else {
+    out.key = rest;
+    out.op = "Exists";
+  }
+  return !out.key.empty();
+}
+
 namespace {
+
+// What floorsim does with a kind it does not read, in words.
+std::string not_scheduled(const std::string& kind, const std::string& api) {
+  static const char* kWorkloads[] = {"Pod", "Job", "JobSet", "CronJob", "Deployment", "StatefulSet", "PyTorchJob",
+                                     "TFJob", "MPIJob", "RayJob", "RayCluster", "LeaderWorkerSet", "Workload", "PodGroup"};
+  for (const char* w : kWorkloads)
+    if (kind == w) return "is a workload, which floorsim does not schedule from manifests (jobs come from the trace); ignored";
+  if (api.rfind("kueue.x-k8s.io/", 0) == 0 || api.rfind("scheduling.run.ai/", 0) == 0)
+    return "is not modelled; ignored";
+  return "is not a Kueue or KAI queue object; ignored";
+}
 
 struct Ctx {
   std::string file;
@@ -52,6 +113,13 @@ struct Ctx {
       for (const char* x : known) ok = ok || k == x;
       if (!ok) out.warnings.push_back(file + ":" + std::to_string(line(it->first)) + ": unknown field " + path + "." + k + " (ignored)");
     }
+  }
+  // A field Kueue or KAI defines that floorsim reads but does not model: one warning, naming
+  // what is assumed instead.
+  void not_modelled(const YAML::Node& parent, const char* key, const std::string& path, const std::string& assumed) {
+    const YAML::Node n = parent[key];
+    if (!n || n.IsNull()) return;
+    out.warnings.push_back(file + ":" + std::to_string(line(n)) + ": " + path + "." + key + " is not modelled; " + assumed);
   }
   YAML::Node map(const YAML::Node& parent, const char* key, const std::string& path) {
     YAML::Node n = parent[key];
@@ -162,6 +230,52 @@ struct Ctx {
     return out_groups;
   }
 
+  // spec.nodeTaints and spec.tolerations (core/v1 Taint, Toleration).
+  void taints(const YAML::Node& spec, ResourceFlavorObj& f) {
+    if (YAML::Node ts = seq(spec, "nodeTaints", "spec"); ts)
+      for (size_t i = 0; i < ts.size(); ++i) {
+        const std::string tp = "spec.nodeTaints[" + std::to_string(i) + "]";
+        fields(ts[i], tp, {"key", "value", "effect", "timeAdded"});
+        Taint t;
+        t.key = str(ts[i], "key", tp, true);
+        t.value = str(ts[i], "value", tp, false);
+        t.effect = choice(ts[i], "effect", tp, "", {"NoSchedule", "PreferNoSchedule", "NoExecute"});
+        f.taints.push_back(t);
+      }
+    if (YAML::Node ts = seq(spec, "tolerations", "spec"); ts)
+      for (size_t i = 0; i < ts.size(); ++i) {
+        const std::string tp = "spec.tolerations[" + std::to_string(i) + "]";
+        fields(ts[i], tp, {"key", "operator", "value", "effect", "tolerationSeconds"});
+        Toleration t;
+        t.key = str(ts[i], "key", tp, false);
+        t.op = choice(ts[i], "operator", tp, "Equal", {"Equal", "Exists"});
+        t.value = str(ts[i], "value", tp, false);
+        t.effect = str(ts[i], "effect", tp, false);
+        if (!t.effect.empty()) t.effect = choice(ts[i], "effect", tp, "", {"NoSchedule", "PreferNoSchedule", "NoExecute"});
+        not_modelled(ts[i], "tolerationSeconds", tp, "a NoExecute toleration is taken as lasting for ever");
+        f.tolerations.push_back(t);
+      }
+  }
+
+  // ClusterQueue admission checks: the plain list (v1beta1) or admissionChecksStrategy.
+  void admission_checks(const YAML::Node& spec, ClusterQueueObj& cq) {
+    if (YAML::Node l = seq(spec, "admissionChecks", "spec"); l)
+      for (const auto& c : l) {
+        if (!c.IsScalar()) fail(c, "spec.admissionChecks entries must be AdmissionCheck names");
+        cq.admission_checks.push_back(c.as<std::string>());
+      }
+    if (YAML::Node st = map(spec, "admissionChecksStrategy", "spec"); st && !st.IsNull()) {
+      fields(st, "spec.admissionChecksStrategy", {"admissionChecks"});
+      if (YAML::Node rules = seq(st, "admissionChecks", "spec.admissionChecksStrategy"); rules)
+        for (size_t i = 0; i < rules.size(); ++i) {
+          const std::string rp = "spec.admissionChecksStrategy.admissionChecks[" + std::to_string(i) + "]";
+          fields(rules[i], rp, {"name", "onFlavors"});
+          cq.admission_checks.push_back(str(rules[i], "name", rp, true));
+          not_modelled(rules[i], "onFlavors", rp, "the check applies to every flavor");
+        }
+    }
+  }
+
   void cluster_queue(const YAML::Node& doc, const std::string& name) {
     ClusterQueueObj cq;
     cq.name = name;
@@ -209,6 +323,20 @@ struct Ctx {
                                          {"NoAdmissionFairSharing", "UsageBasedAdmissionFairSharing"}) ==
                                   "UsageBasedAdmissionFairSharing";
     }
+    cq.stop_policy = choice(spec, "stopPolicy", p, "None", {"None", "Hold", "HoldAndDrain"});
+    admission_checks(spec, cq);
+    const YAML::Node ns = spec["namespaceSelector"];
+    cq.namespace_selector = ns && !ns.IsNull();
+    if (!cq.namespace_selector)
+      out.warnings.push_back(file + ":" + std::to_string(line(spec)) + ": ClusterQueue " + name +
+                             " has no spec.namespaceSelector; Kueue reads a null selector as matching no namespace, so "
+                             "its workloads are never admitted (namespaceSelector: {} admits every namespace)");
+    else if (!ns.IsMap())
+      fail(ns, "spec.namespaceSelector must be a mapping (a label selector)");
+    else if (ns.size() > 0)
+      out.warnings.push_back(file + ":" + std::to_string(line(ns)) + ": ClusterQueue " + name +
+                             " spec.namespaceSelector matchLabels/matchExpressions are not modelled (namespaces carry no "
+                             "labels); every namespace is taken as selected");
     // Limits are meaningless without a cohort (spec §1).
     if (cq.cohort.empty())
       for (const auto& g : cq.groups)
@@ -225,13 +353,21 @@ struct Ctx {
     if (!d.IsMap()) fail(d, "a manifest document must be a mapping with apiVersion and kind");
     const std::string api = str(d, "apiVersion", "", true);
     const std::string kind = str(d, "kind", "", true);
+    const bool kueue_api = api.rfind("kueue.x-k8s.io/", 0) == 0;
+    static const char* kKueueKinds[] = {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
+                                        "AdmissionCheck"};
+    const bool read = (kueue_api && std::find(std::begin(kKueueKinds), std::end(kKueueKinds), kind) != std::end(kKueueKinds)) ||
+                      (kind == "ResourceQuota" && api == "v1") || (kind == "Queue" && api.rfind("scheduling.run.ai/", 0) == 0);
+    if (!read) {  // named, not read: its fields are not checked (a Job may have generateName only)
+      out.warnings.push_back(file + ":" + std::to_string(line(d)) + ": kind " + kind + " (" + api + ") " + not_scheduled(kind, api));
+      return;
+    }
     YAML::Node meta = map(d, "metadata", "");
     if (!meta) fail(d, kind + ": metadata.name is required");
     const std::string name = str(meta, "name", "metadata", true);
     const std::string ns = str(meta, "namespace", "metadata", false, "default");
     fields(d, kind, {"apiVersion", "kind", "metadata", "spec", "value", "description", "status", "globalDefault",
                      "preemptionPolicy"});
-    const bool kueue_api = api.rfind("kueue.x-k8s.io/", 0) == 0;
     if (kind == "ResourceFlavor" && kueue_api) {
       ResourceFlavorObj f;
       f.name = name;
@@ -240,6 +376,10 @@ struct Ctx {
         fields(spec, "spec", {"nodeLabels", "nodeTaints", "tolerations", "topologyName"});
         if (YAML::Node nl = map(spec, "nodeLabels", "spec"); nl && !nl.IsNull())
           for (auto it = nl.begin(); it != nl.end(); ++it) f.node_labels[it->first.as<std::string>()] = it->second.as<std::string>();
+        taints(spec, f);
+        f.topology = str(spec, "topologyName", "spec", false);
+        not_modelled(spec, "topologyName", "ResourceFlavor " + name + " spec",
+                     "topology-aware scheduling is not simulated: pods are placed first fit, ignoring the Topology levels");
       }
       out.flavors.push_back(std::move(f));
     } else if (kind == "ClusterQueue" && kueue_api) {
@@ -264,6 +404,7 @@ struct Ctx {
       if (!spec) fail(d, "LocalQueue " + name + ": spec.clusterQueue is required");
       fields(spec, "spec", {"clusterQueue", "fairSharing", "stopPolicy"});
       q.cluster_queue = str(spec, "clusterQueue", "spec", true);
+      q.stop_policy = choice(spec, "stopPolicy", "spec", "None", {"None", "Hold", "HoldAndDrain"});
       q.fair_weight = weight(spec, "spec");
       out.local_queues.push_back(std::move(q));
     } else if (kind == "WorkloadPriorityClass" && kueue_api) {
@@ -294,6 +435,14 @@ struct Ctx {
       if (spec && !spec.IsNull()) {
         fields(spec, "spec", {"parentQueue", "priority", "resources", "displayName", "preemptMinRuntime", "reclaimMinRuntime"});
         q.parent = str(spec, "parentQueue", "spec", false);
+        auto dur = [&](const char* key, double& out_s) {
+          const std::string v = str(spec, key, "spec", false);
+          if (v.empty()) return;
+          if (!parse_duration(v, out_s))
+            fail(spec[key], "spec." + std::string(key) + " is '" + v + "'; expected a duration (e.g. 30s, 5m, 1h)");
+        };
+        dur("preemptMinRuntime", q.preempt_min_runtime_s);
+        dur("reclaimMinRuntime", q.reclaim_min_runtime_s);
         if (spec["priority"]) q.priority = integer(spec["priority"], "spec.priority");
         if (YAML::Node rs = map(spec, "resources", "spec"); rs && !rs.IsNull()) {
           fields(rs, "spec.resources", {"gpu", "cpu", "memory"});
@@ -312,8 +461,22 @@ struct Ctx {
         }
       }
       out.kai_queues.push_back(std::move(q));
+    } else if (kind == "AdmissionCheck" && kueue_api) {
+      AdmissionCheckObj a;
+      a.name = name;
+      a.pos = {file, line(d)};
+      if (YAML::Node spec = map(d, "spec", kind); spec && !spec.IsNull()) {
+        fields(spec, "spec", {"controllerName", "parameters", "retryDelayMinutes"});
+        a.controller = str(spec, "controllerName", "spec", true);
+        if (YAML::Node pm = map(spec, "parameters", "spec"); pm && !pm.IsNull()) {
+          fields(pm, "spec.parameters", {"apiGroup", "kind", "name"});
+          a.parameters_kind = str(pm, "kind", "spec.parameters", false);
+          a.parameters_name = str(pm, "name", "spec.parameters", false);
+        }
+      }
+      out.admission_checks.push_back(std::move(a));
     } else {
-      out.warnings.push_back(file + ":" + std::to_string(line(d)) + ": " + api + " " + kind + " is not modelled (ignored)");
+      out.warnings.push_back(file + ":" + std::to_string(line(d)) + ": kind " + kind + " (" + api + ") " + not_scheduled(kind, api));
     }
   }
 };

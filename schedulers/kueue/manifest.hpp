@@ -41,9 +41,24 @@ struct FungibilitySpec {
   std::string preference;  // "" = BorrowingOverPreemption
 };
 
+// core/v1 Taint and Toleration, as ResourceFlavor.spec.nodeTaints / tolerations carry them.
+struct Taint {
+  std::string key, value, effect;  // effect: NoSchedule, PreferNoSchedule or NoExecute
+};
+struct Toleration {
+  std::string key, op = "Equal", value, effect;  // op: Equal or Exists; "" key/effect match all
+};
+// Does `t` tolerate `taint` (k8s.io/api core/v1 Toleration.ToleratesTaint)?
+bool tolerates(const Toleration& t, const Taint& taint);
+// "key=value:Effect" (Equal), "key:Effect" or "key" (Exists); false if malformed.
+bool parse_toleration(const std::string& s, Toleration& out);
+
 struct ResourceFlavorObj {
   std::string name;
   std::map<std::string, std::string> node_labels;
+  std::vector<Taint> taints;
+  std::vector<Toleration> tolerations;
+  std::string topology;  // spec.topologyName (topology-aware scheduling is not modelled)
   SourcePos pos;
 };
 struct ClusterQueueObj {
@@ -53,6 +68,9 @@ struct ClusterQueueObj {
   FungibilitySpec fungibility;
   double fair_weight = 1;
   bool admission_fair_sharing = false;  // admissionScope.admissionMode == UsageBasedAdmissionFairSharing
+  std::string stop_policy = "None";     // None, Hold or HoldAndDrain
+  std::vector<std::string> admission_checks;  // names, from admissionChecks or admissionChecksStrategy
+  bool namespace_selector = false;  // spec.namespaceSelector present (null selects no namespace)
   SourcePos pos;
 };
 struct CohortObj {
@@ -63,6 +81,7 @@ struct CohortObj {
 };
 struct LocalQueueObj {
   std::string ns, name, cluster_queue;
+  std::string stop_policy = "None";  // None, Hold or HoldAndDrain
   double fair_weight = 1;
   SourcePos pos;
 };
@@ -83,6 +102,13 @@ struct KaiQueueObj {  // scheduling.run.ai/v2 Queue
     double quota = 0, over_quota_weight = 1, limit = -1;
   };
   Res gpu, cpu, memory;
+  double preempt_min_runtime_s = -1, reclaim_min_runtime_s = -1;  // -1 = not set (inherit)
+  SourcePos pos;
+};
+// kueue.x-k8s.io AdmissionCheck: its controller (kueue.x-k8s.io/provisioning-request,
+// kueue.x-k8s.io/multikueue, or another) and, for ProvisioningRequest, its config's name.
+struct AdmissionCheckObj {
+  std::string name, controller, parameters_kind, parameters_name;
   SourcePos pos;
 };
 
@@ -94,11 +120,14 @@ struct Manifests {
   std::vector<PriorityClassObj> priority_classes;
   std::vector<ResourceQuotaObj> resource_quotas;
   std::vector<KaiQueueObj> kai_queues;
+  std::vector<AdmissionCheckObj> admission_checks;
   std::vector<std::string> warnings;  // "file:line: unknown field spec.foo (ignored)"
 };
 
 // Parses every document of `path` into `out` (appending). `display` names the file in errors.
 void load_manifest_file(const std::string& path, const std::string& display, Manifests& out);
+// Kubernetes duration ("30s", "5m", "1h30m", "2h45m10.5s") in seconds; false if malformed.
+bool parse_duration(const std::string& s, double& out_s);
 // Same, from text (tests).
 void load_manifest_text(const std::string& text, const std::string& display, Manifests& out);
 

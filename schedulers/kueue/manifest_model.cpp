@@ -19,9 +19,36 @@ Policy policy_of(const std::string& s) {
   return Policy::Never;
 }
 
+// A ClusterQueue's admission checks (admissionchecks docs): one naming no AdmissionCheck makes
+// the ClusterQueue inactive, as in Kueue; the controllers themselves are not simulated.
+bool admission_checks_ok(const Manifests& mf, const ClusterQueueObj& cq, std::vector<std::string>& warnings,
+                         std::set<std::string>& provisioning) {
+  bool ok = true;
+  const std::string at = cq.pos.file + ":" + cq.pos.where() + ": ClusterQueue " + cq.name;
+  for (const auto& name : cq.admission_checks) {
+    auto it = std::find_if(mf.admission_checks.begin(), mf.admission_checks.end(),
+                           [&](const AdmissionCheckObj& a) { return a.name == name; });
+    if (it == mf.admission_checks.end()) {
+      warnings.push_back(at + " names AdmissionCheck " + name + ", which is not in the manifests; it is inactive (as in Kueue)");
+      ok = false;
+    } else if (it->controller == "kueue.x-k8s.io/multikueue") {
+      warnings.push_back(at + ": AdmissionCheck " + name + " (MultiKueue) is not modelled; workloads run on this cluster's nodes");
+    } else if (it->controller == "kueue.x-k8s.io/provisioning-request") {
+      warnings.push_back(at + ": AdmissionCheck " + name + " (ProvisioningRequest): provisioning is modelled as a delay "
+                              "(scheduler.provisioning_request.delay_s, default 0: the check passes at once) on the "
+                              "nodes already in the cluster; its ProvisioningRequestConfig is not modelled");
+      provisioning.insert(cq.name);
+    } else {
+      warnings.push_back(at + ": AdmissionCheck " + name + " (controller " + it->controller +
+                         ") is not modelled; the check is taken as passing at once");
+    }
+  }
+  return ok;
+}
+
 }  // namespace
 
-bool resource_kind(const std::string& name, int& kind, double& scale) {
+bool resource_kind(const std::string& name, int& kind, double& scale, const std::vector<std::string>& names) {
   if (name == "nvidia.com/gpu" || name == "gpu" || name == "amd.com/gpu") {
     kind = kGpu;
     scale = 1;
@@ -32,17 +59,69 @@ bool resource_kind(const std::string& name, int& kind, double& scale) {
     kind = kMemory;
     scale = 1.0 / 1048576.0;  // MiB
   } else {
-    return false;
+    // pods, extended resources (MIG profiles, example.com/gpu), DRA device classes: counted.
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end() || it - names.begin() < 3) return false;
+    kind = static_cast<int>(it - names.begin());
+    scale = 1;
   }
   return true;
 }
 
-BuiltModel build_model(const Manifests& mf, const std::string& scen_file) {
+namespace {
+
+// Every resource name the manifests and jobs use, after the three fixed ones, in order of
+// appearance; InputError past the model's kMaxRes kinds.
+std::vector<std::string> resource_names(const Manifests& mf, const std::vector<std::string>& job_resources,
+                                        const std::string& scen_file) {
+  std::vector<std::string> names = {"nvidia.com/gpu", "cpu", "memory"};
+  SourcePos at{scen_file, 0};
+  auto add = [&](const std::string& r, const SourcePos& pos) {
+    int kind;
+    double scale;
+    if (resource_kind(r, kind, scale, names)) return;
+    if (names.size() >= static_cast<size_t>(kMaxRes))
+      throw InputError(pos.file, pos.line ? pos.where() : "",
+                       fmt::format("resource {} is one more than the {} resource names one model holds; expected at most {} "
+                                   "names besides nvidia.com/gpu, cpu and memory",
+                                   r, kMaxRes, kMaxRes - 3));
+    names.push_back(r);
+  };
+  auto groups = [&](const std::vector<ResourceGroupSpec>& gs, const SourcePos& pos) {
+    for (const auto& g : gs) {
+      for (const auto& r : g.covered) add(r, pos);
+      for (const auto& f : g.flavors)
+        for (const auto& q : f.resources) add(q.resource, pos);
+    }
+  };
+  for (const auto& cq : mf.cluster_queues) groups(cq.groups, cq.pos);
+  for (const auto& co : mf.cohorts) groups(co.groups, co.pos);
+  for (const auto& r : job_resources) add(r, at);
+  return names;
+}
+
+}  // namespace
+
+uint64_t untolerated_flavors(const std::vector<ResourceFlavorObj>& flavors, const std::vector<Toleration>& pod) {
+  uint64_t out = 0;
+  for (size_t f = 0; f < flavors.size() && f < 64; ++f) {
+    std::vector<Toleration> all = pod;
+    all.insert(all.end(), flavors[f].tolerations.begin(), flavors[f].tolerations.end());
+    for (const Taint& taint : flavors[f].taints) {
+      if (taint.effect == "PreferNoSchedule") continue;
+      if (std::none_of(all.begin(), all.end(), [&](const Toleration& t) { return tolerates(t, taint); }))
+        out |= uint64_t{1} << f;
+    }
+  }
+  return out;
+}
+
+BuiltModel build_model(const Manifests& mf, const std::string& scen_file, const std::vector<std::string>& job_resources) {
   BuiltModel b;
   b.warnings = mf.warnings;
   Model& m = b.model;
-  m.resources = 3;
-  m.resource_names = {"nvidia.com/gpu", "cpu", "memory"};
+  m.resource_names = resource_names(mf, job_resources, scen_file);
+  m.resources = static_cast<int>(m.resource_names.size());
   // Flavors: declared ones, in file order, then any referenced but undeclared (their CQ is
   // inactive, as in Kueue).
   std::map<std::string, int> flavor_id;
@@ -68,8 +147,8 @@ BuiltModel build_model(const Manifests& mf, const std::string& scen_file) {
       for (const auto& f : g.flavors) flavor(f.flavor);
   m.flavors = std::max<int>(1, static_cast<int>(m.flavor_names.size()));
   if (m.flavors * m.resources > kMaxFrs)
-    throw InputError(scen_file, "", fmt::format("{} flavors x 3 resources exceed the model's {} flavor-resources; expected at most {} flavors",
-                                                m.flavors, kMaxFrs, kMaxFrs / 3));
+    throw InputError(scen_file, "", fmt::format("{} flavors x {} resources exceed the model's {} flavor-resources; expected at most {} flavors",
+                                                m.flavors, m.resources, kMaxFrs, kMaxFrs / m.resources));
   m.tree = QuotaTree(m.flavors * m.resources);
   QuotaTree& t = m.tree;
   std::map<std::string, NodeId> cohort;
@@ -91,8 +170,8 @@ BuiltModel build_model(const Manifests& mf, const std::string& scen_file) {
       for (const auto& r : g.covered) {
         int kind;
         double scale;
-        if (!resource_kind(r, kind, scale))
-          throw InputError(pos.file, pos.where(), "resource " + r + " is not modelled; expected nvidia.com/gpu, cpu or memory");
+        if (!resource_kind(r, kind, scale, m.resource_names))
+          throw InputError(pos.file, pos.where(), "resource " + r + " has no kind in the model");  // names were collected above
         rg.resources.push_back(kind);
       }
       for (const auto& f : g.flavors) {
@@ -101,8 +180,8 @@ BuiltModel build_model(const Manifests& mf, const std::string& scen_file) {
         for (const auto& q : f.resources) {
           int kind;
           double scale;
-          if (!resource_kind(q.resource, kind, scale))
-            throw InputError(pos.file, pos.where(), "resource " + q.resource + " is not modelled; expected nvidia.com/gpu, cpu or memory");
+          if (!resource_kind(q.resource, kind, scale, m.resource_names))
+            throw InputError(pos.file, pos.where(), "resource " + q.resource + " has no kind in the model");
           auto conv = [&](double v) { return v < 0 ? kNoLimit : static_cast<Qty>(std::llround(v * scale)); };
           t.set_quota(n, m.fr(fl, kind), conv(q.nominal), conv(q.borrowing_limit), conv(q.lending_limit));
         }
@@ -137,6 +216,10 @@ BuiltModel build_model(const Manifests& mf, const std::string& scen_file) {
           b.warnings.push_back(cq.pos.file + ":" + cq.pos.where() + ": ClusterQueue " + cq.name +
                                " uses undeclared ResourceFlavor " + f.flavor + "; it is inactive (as in Kueue)");
         }
+    // stopPolicy Hold / HoldAndDrain: the ClusterQueue is inactive, no new reservation is made
+    // (clusterqueue_types.go); from the start of a run both leave nothing admitted to drain.
+    if (cq.stop_policy != "None") c.active = false;
+    if (!admission_checks_ok(mf, cq, b.warnings, b.cq_provisioning)) c.active = false;
     if (!cq.cohort.empty()) t.set_parent(n, cohort_node(cq.cohort));
     cfgs.push_back(c);
     cq_nodes.push_back(n);
@@ -160,6 +243,9 @@ BuiltModel build_model(const Manifests& mf, const std::string& scen_file) {
                            lq.cluster_queue + "; its workloads stay pending");
     b.lq_to_cq[key] = lq.cluster_queue;
     b.lq_weight[key] = lq.fair_weight;
+    if (lq.stop_policy != "None") b.lq_held[key] = "LocalQueueStopped";
+    for (const auto& cq : mf.cluster_queues)
+      if (cq.name == lq.cluster_queue && !cq.namespace_selector) b.lq_held[key] = "NamespaceNotSelected";
   }
   for (const auto& rq : mf.resource_quotas)
     for (const auto& [res, v] : rq.hard) {
@@ -174,6 +260,7 @@ BuiltModel build_model(const Manifests& mf, const std::string& scen_file) {
       }
     }
   for (const auto& p : mf.priority_classes) b.priority_classes[p.name] = p.value;
+  b.flavors = mf.flavors;
   return b;
 }
 

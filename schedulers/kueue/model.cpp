@@ -251,7 +251,7 @@ void Preemption::classical_targets(const Model& m, QuotaTree& tree, const Admitt
 
 int64_t dominant_resource_share(const Model& m, const QuotaTree& t, NodeId n, const Usage* extra) {
   if (!t.has_parent(n)) return 0;
-  int64_t borrowed[kMaxRes] = {0, 0, 0, 0};
+  int64_t borrowed[kMaxRes] = {};
   bool any = false;
   for (FrId f = 0; f < t.frs(); ++f) {
     const Qty b = t.usage(n, f) + (extra ? extra->get(f) : 0) - t.subtree_quota(n, f);
@@ -512,6 +512,7 @@ Assignment FlavorAssigner::assign(const Model& m, QuotaTree& tree, const Admitte
     int best_level = 0;
     FrMask best_need = 0;
     for (int fl : g.flavors) {
+      if (fl < 64 && (req.untolerated >> fl) & 1) continue;  // untolerated taint: not a candidate
       Mode mode = Mode::Fit;
       int level = 0;
       FrMask need = 0;

@@ -13,8 +13,17 @@
 
 namespace floorsim::kueue {
 
-inline constexpr int kMaxRes = 4;  // resource kinds in one model (gpu, cpu, memory, one more)
-using Request = std::array<Qty, kMaxRes>;  // per resource kind, summed over the workload's pods
+inline constexpr int kMaxRes = 8;  // resource kinds in one model (gpu, cpu, memory, five more names)
+// What a workload asks for: per resource kind, summed over its pods; and the flavors whose
+// nodeTaints (NoSchedule, NoExecute) its pods do not tolerate, which flavor assignment skips
+// (pkg/scheduler/flavorassigner checkFlavorForPodSets, FindMatchingUntoleratedTaint).
+struct Request {
+  std::array<Qty, kMaxRes> qty{};
+  uint64_t untolerated = 0;  // bit f: flavor f is tainted against this workload
+  Qty& operator[](int r) { return qty[static_cast<size_t>(r)]; }
+  Qty operator[](int r) const { return qty[static_cast<size_t>(r)]; }
+  bool operator==(const Request&) const = default;
+};
 
 // PR/common/preemption_policy.go.
 enum class Policy : uint8_t { Never, LowerPriority, LowerOrNewerEqualPriority, Any };

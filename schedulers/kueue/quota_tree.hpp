@@ -20,7 +20,7 @@ using FrId = uint16_t;
 inline constexpr Qty kNoLimit = std::numeric_limits<Qty>::max() / 4;
 inline constexpr NodeId kNoNode = -1;
 inline constexpr int kMaxFrs = 64;     // flavors x resources in one model (FrMask is 64 bits)
-inline constexpr int kMaxWlFrs = 4;    // distinct (flavor, resource) pairs one workload uses
+inline constexpr int kMaxWlFrs = 8;    // distinct (flavor, resource) pairs one workload uses
 
 using FrMask = uint64_t;
 inline FrMask fr_bit(FrId f) { return FrMask{1} << f; }

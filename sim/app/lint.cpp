@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "schedulers/kai/kai_scheduler.hpp"
 #include "schedulers/kueue/manifest.hpp"
+#include "schedulers/kueue/manifest_model.hpp"
 #include "schedulers/registry.hpp"
 #include "schedulers/slurm/slurm.hpp"
 #include "sim/app/scenario.hpp"
@@ -36,6 +38,10 @@ const std::vector<LintRule>& lint_rules() {
        "too many high-priority classes: when most work is high priority, priority no longer protects anything"},
       {"recurring-reservation-charges-idle", "warning",
        "a recurring reservation charges its idle reserved time to its accounts every period (Slurm reservations docs; scontrol(1) Flags=DAILY)"},
+      {"manifest-not-modelled", "warning",
+       "a field or object of a Kueue or KAI manifest that floorsim reads but does not simulate, with what it assumes instead (Kueue docs: Concepts; KAI Scheduler docs: Queues)"},
+      {"manifest-kind-not-scheduled", "warning",
+       "a manifest kind that is neither a Kueue nor a KAI queue object floorsim models (workloads such as a Pod or Job come from the trace)"},
       {"decay-half-life-off-review-cadence", "warning",
        "PriorityDecayHalfLife is far (beyond x2) from the usage review cadence: fair-share forgets too fast or remembers too long"},
   };
@@ -197,6 +203,29 @@ void lint_kueue(const kueue::Manifests& mf, const LintOptions& o, Ctx& x) {
   }
 }
 
+// What `floorsim run` would read from these manifests: Kueue objects through the same model
+// build (a refusal throws InputError), KAI Queues through the queue tree; each warning becomes a
+// finding at its file:line.
+void lint_manifest_reading(const kueue::Manifests& mf, const std::string& display, Ctx& x) {
+  std::vector<std::string> warnings = mf.warnings;
+  if (!mf.flavors.empty() || !mf.cluster_queues.empty() || !mf.cohorts.empty() || !mf.local_queues.empty())
+    warnings = kueue::build_model(mf, display).warnings;
+  if (!mf.kai_queues.empty()) {
+    kueue::Manifests kai_only = mf;
+    kai_only.warnings.clear();  // already in `warnings`
+    kai::check_queues(kai_only, warnings);
+  }
+  for (const auto& w : warnings) {
+    // "file:line: message"
+    std::string loc, msg = w;
+    if (auto c1 = w.find(": "); c1 != std::string::npos) {
+      loc = w.substr(0, c1);
+      msg = w.substr(c1 + 2);
+    }
+    x.add(msg.rfind("kind ", 0) == 0 ? "manifest-kind-not-scheduled" : "manifest-not-modelled", msg, loc);
+  }
+}
+
 bool ends_with(const std::string& s, const std::string& e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; }
 
 }  // namespace
@@ -243,18 +272,20 @@ std::vector<LintFinding> lint_config(const std::string& path, const LintOptions&
       src.scenario = path;
       src.inline_block = sb;
       lint_slurm(c, src, longest, o, x);
-    } else if (sb["type"] == "kueue") {
+    } else if (sb["type"] == "kueue" || sb["type"] == "kai") {
       kueue::Manifests mf;
       for (const auto& f : sb["manifests"]) {
         fs::path p(f.get<std::string>());
         if (p.is_relative()) p = fs::path(sc.base_dir) / p;
         kueue::load_manifest_file(p.string(), p.lexically_normal().string(), mf);
       }
+      lint_manifest_reading(mf, path, x);
       lint_kueue(mf, o, x);
     }
   } else if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
     kueue::Manifests mf;
     kueue::load_manifest_file(path, path, mf);
+    lint_manifest_reading(mf, path, x);
     lint_kueue(mf, o, x);
   } else {
     slurm::SlurmConfig c;

@@ -267,3 +267,47 @@ TEST_CASE("kai scheduler block: bad queue_map, priority class and action order a
   CHECK_THROWS_WITH(make({{"actions", {"reclaim", "allocate"}}}), Catch::Contains("/scheduler/actions/1"));
   CHECK_THROWS_WITH(make({{"preemptibility", {{"x", "maybe"}}}}), Catch::Contains("/scheduler/preemptibility/x"));
 }
+
+TEST_CASE("kai minruntime: a job younger than its queue's reclaimMinRuntime is not reclaimed", "[kai][minruntime]") {
+  Run x;
+  // As the reclaim case above, with research's jobs protected for 60 s after they start: risk
+  // waits until t = 60, then reclaims (5 s grace).
+  for (int i = 1; i <= 4; ++i) x.w.jobs.push_back(job(x.w, i, "research", 0, 1000, 1, 50));
+  x.w.jobs.push_back(job(x.w, 10, "risk", 10, 100, 2, 100));
+  std::string research = queue_yaml("research", 2);
+  research.replace(research.find("  priority:"), 0, "  reclaimMinRuntime: 1m\n");
+  x.go("minruntime-reclaim", queue_yaml("risk", 2) + research, {{"eviction_grace_s", 5}}, 1, 4);
+  CHECK(x.preempted() == Ids{3, 4});
+  CHECK(x.r(10).first_start_s == 65);
+  CHECK(x.sched->report(x.engine->snapshot())["actions"]["min_runtime_protected"].get<int>() > 0);
+}
+
+TEST_CASE("kai minruntime: the plugin's default preempt minimum protects a young job", "[kai][minruntime]") {
+  Run x;
+  x.w.jobs.push_back(job(x.w, 1, "train", 0, 1000, 2, 50));
+  x.w.jobs.push_back(job(x.w, 2, "train", 0, 1000, 2, 75));
+  x.w.jobs.push_back(job(x.w, 3, "train", 10, 100, 2, 100));
+  x.go("minruntime-preempt", queue_yaml("train", 4), {{"minruntime", {{"default_preempt_min_runtime_s", 300}}}}, 1, 4);
+  CHECK(x.preempted() == Ids{1});
+  CHECK(x.r(3).first_start_s == 300);
+}
+
+TEST_CASE("kai report: mean allocation counts the stretch after the last pass", "[kai]") {
+  Run x;
+  // Nothing ends before the horizon: one pass at t = 0 starts a 4-GPU job that runs past it.
+  x.w.jobs.push_back(job(x.w, 1, "train", 0, 10000, 4, 50));
+  const std::string dir = temp_dir("mean-tail");
+  std::ofstream(dir + "/queues.yaml") << queue_yaml("train", 4);
+  x.cluster = uniform_cluster("n", 1, 4);
+  cfg::json params = {{"type", "kai"}, {"manifests", {"queues.yaml"}}};
+  const cfg::json resolved = cfg::resolve(params, *kai::kai_params_spec(), "/scheduler", "test.json");
+  SchedulerContext ctx{x.w, x.cluster, dir, "test.json", 1};
+  x.sched = kai::make_kai(resolved, ctx);
+  EngineConfig ec;
+  ec.horizon_s = 1000;
+  x.engine = std::make_unique<Engine>(x.w, x.cluster, *x.sched, ec);
+  x.engine->run();
+  const auto q = x.sched->report(x.engine->snapshot())["queues"]["train"];
+  CHECK(q["mean_allocated_gpus"].get<double>() == Approx(4));
+  CHECK(q["mean_fair_share_gpus"].get<double>() == Approx(4));
+}

@@ -48,6 +48,7 @@ kind: ClusterQueue
 metadata:
   name: training
 spec:
+  namespaceSelector: {}
   cohortName: quant
   resourceGroups:
   - coveredResources: ["nvidia.com/gpu"]
@@ -63,6 +64,7 @@ kind: ClusterQueue
 metadata:
   name: risk
 spec:
+  namespaceSelector: {}
   cohortName: quant
   preemption:
     reclaimWithinCohort: Any
@@ -139,6 +141,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: team}
 spec:
+  namespaceSelector: {}
   resourceGroups:
   - coveredResources: [nvidia.com/gpu]
     flavors:
@@ -183,6 +186,7 @@ kind: ClusterQueue
 metadata:
   name: a
 spec:
+  namespaceSelector: {}
   colour: blue
   resourceGroups: []
 ---
@@ -193,7 +197,7 @@ metadata:
 value: 1000
 )", "q.yaml", m);
   REQUIRE(m.warnings.size() == 1);
-  CHECK(m.warnings[0] == "q.yaml:6: unknown field spec.colour (ignored)");
+  CHECK(m.warnings[0] == "q.yaml:7: unknown field spec.colour (ignored)");
   REQUIRE(m.priority_classes.size() == 1);
   CHECK(m.priority_classes[0].value == 1000);
   kueue::Manifests bad;
@@ -203,6 +207,7 @@ kind: ClusterQueue
 metadata:
   name: a
 spec:
+  namespaceSelector: {}
   resourceGroups:
   - coveredResources: [cpu]
     flavors:
@@ -214,7 +219,7 @@ spec:
     FAIL("expected an InputError");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()) ==
-          "bad.yaml:12: spec.resourceGroups[0].flavors[0].resources[0].nominalQuota is 'lots'; expected a non-negative "
+          "bad.yaml:13: spec.resourceGroups[0].flavors[0].resources[0].nominalQuota is 'lots'; expected a non-negative "
           "quantity (e.g. 8, 500m, 64Gi)");
   }
   double q;

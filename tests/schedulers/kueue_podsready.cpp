@@ -44,6 +44,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: risk}
 spec:
+  namespaceSelector: {}
   resourceGroups:
   - coveredResources: [nvidia.com/gpu]
     flavors:
@@ -54,6 +55,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: training}
 spec:
+  namespaceSelector: {}
   resourceGroups:
   - coveredResources: [nvidia.com/gpu]
     flavors:
@@ -289,6 +291,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: batch}
 spec:
+  namespaceSelector: {}
   resourceGroups:
   - coveredResources: [nvidia.com/gpu]
     flavors:
@@ -333,6 +336,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: cq1}
 spec:
+  namespaceSelector: {}
   cohortName: co
   resourceGroups:
   - coveredResources: [nvidia.com/gpu]
@@ -344,6 +348,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: cq2}
 spec:
+  namespaceSelector: {}
   cohortName: co
   preemption: {reclaimWithinCohort: Any}
   resourceGroups:
@@ -416,6 +421,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: q}
 spec:
+  namespaceSelector: {}
   resourceGroups:
   - coveredResources: [nvidia.com/gpu]
     flavors:
@@ -479,6 +485,7 @@ apiVersion: kueue.x-k8s.io/v1beta2
 kind: ClusterQueue
 metadata: {name: shared}
 spec:
+  namespaceSelector: {}
   admissionScope: {admissionMode: UsageBasedAdmissionFairSharing}
   resourceGroups:
   - coveredResources: [nvidia.com/gpu]
