@@ -96,6 +96,15 @@ void node_line(const std::vector<std::pair<std::string, std::string>>& kv, Slurm
   }
 }
 
+// TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0 (slurm.conf(5)); TRES floorsim lacks bill 0, each named.
+void billing_weights(const std::string& v, Partition& p, SlurmConfig& cfg, const std::string& file, int ln) {
+  std::vector<std::string> unmodelled;
+  const std::string err = parse_billing_weights(v, p.billing, unmodelled);
+  if (!err.empty()) bad(file, ln, err);
+  for (const auto& t : unmodelled)
+    cfg.warnings.push_back(fmt::format("{}:{}: TRESBillingWeights {} is not modelled (no such resource in floorsim); it bills 0", file, ln, t));
+}
+
 void partition_line(const std::vector<std::pair<std::string, std::string>>& kv, SlurmConfig& cfg,
                     Partition& defaults, const std::string& file, int ln, std::vector<std::string>& ignored) {
   Partition p = defaults;
@@ -111,6 +120,7 @@ void partition_line(const std::vector<std::pair<std::string, std::string>>& kv, 
     else if (k == "qos") p.qos = v;
     else if (k == "default") p.is_default = to_bool(v, kv[i].first, file, ln);
     else if (k == "preemptmode") p.preempt_mode = to_mode(v, kv[i].first, file, ln);
+    else if (k == "tresbillingweights") billing_weights(v, p, cfg, file, ln);
     else if (k == "state" || k == "oversubscribe" || k == "shared") continue;
     else ignored.push_back("PartitionName:" + kv[i].first);
   }
@@ -138,6 +148,7 @@ bool priority_setting(const std::string& k, const std::string& key, const std::s
     for (auto& f : to_list(lower(v))) {
       if (f == "no_fair_tree") pr.fair_tree = false;
       else if (f == "fair_tree") pr.fair_tree = true;
+      else if (f == "max_tres") pr.max_tres = true;
       else ignored.push_back("PriorityFlags:" + f);
     }
   } else if (k == "prioritydecayhalflife") pr.decay_half_life_s = to_time(v, key, file, ln);
