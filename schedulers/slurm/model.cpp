@@ -53,6 +53,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   build_fair_tree();
   fs_dirty_ = true;
   build_topology(wl, cluster, file);
+  build_billing(wl);  // last: its warnings only once nothing else can refuse the input
 }
 
 void SlurmModel::build_node_order(const ClusterConfig& cluster) {
@@ -236,7 +237,6 @@ void SlurmModel::build_jobs(const Workload& wl, uint32_t default_part, const std
     jqos_[j] = q;
     jnodes_[j] = js.nodes > 0 ? js.nodes : std::max<int32_t>(1, (js.gpus + max_node_gpus_ - 1) / max_node_gpus_);
   }
-  build_billing(wl);
   build_cpus(*cluster_, wl);
 }
 
