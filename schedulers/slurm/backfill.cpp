@@ -62,6 +62,14 @@ inline void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
 // ct:_will_run_test: release running jobs in end-time order, in groups (see below); the first
 // group after which the job fits gives its start.
 bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime& start_s) {
+  // The placement tests below see the projected CPUs (released jobs give theirs back).
+  cproj_ = cfree_;
+  struct View {
+    const int32_t*& p;
+    const int32_t* saved;
+    ~View() { p = saved; }
+  } view{cpu_view_, cpu_view_};
+  cpu_view_ = cproj_.data();
   proj_.resize(nn_);
   // sum: GPUs on usable nodes, a necessary condition checked before the placement (speed).
   int64_t sum = 0, cap = 0;
@@ -92,6 +100,7 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
       if (!preemptable(v, jqos_[j], r, exempt_until)) continue;
       pre_.push_back(r);
       pre_mark_[r] = 1;
+      cpus_take(r, v.allocation_of(r), cproj_, -1);
       for (const auto& s : v.allocation_of(r))
         if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
     }
@@ -111,6 +120,7 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
     if (!usable) return false;
     // A released job of a reservation frees reserved GPUs: they stay out of reach of
     // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
+    cpus_take(er.job, alloc, cproj_, -1);
     const uint32_t rk = adj_on_ ? jresv_[er.job] : kNoIdx;
     if (rk == kNoIdx) {
       for (const auto& s : alloc)
@@ -221,7 +231,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
 bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
   shares_lazy_ = false;
   if (!lazy_ok_) return !shares_.empty();  // will_run answered (and placed) itself
-  if (!weighted_) {
+  if (first_fit_lazy_) {
     // placement::first_fit_masked on the level's values, visiting only the mask's nodes.
     const uint64_t* P = level(lazy_k_);
     auto value = [&](size_t n) {
@@ -293,10 +303,16 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
   expand_bits(mbits_, mask_);
   proj_.resize(nn_);
   for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
-  for (size_t k = 0; k < lazy_k_; ++k)
+  cproj_ = cfree_;
+  for (size_t k = 0; k < lazy_k_; ++k) {
+    cpus_take(ends_[k].job, end_alloc(v, ends_[k]), cproj_, -1);
     for (const auto& s : end_alloc(v, ends_[k]))
       if (mask_[s.node]) proj_[s.node] += s.gpus;
-  return fit(js, proj_);
+  }
+  cpu_view_ = cproj_.data();
+  const bool ok = fit(js, proj_);
+  cpu_view_ = cfree_.data();
+  return ok;
 }
 
 // The map and the release order of a backfill pass: the map over [now, now + bf_window] in
@@ -318,6 +334,7 @@ void SlurmModel::backfill_begin(const Snapshot& v) {
     if (stopping_[r] == 2) t = std::min(t, v.now + qos_[jqos_[r]].q.grace_time_s);
     ends_.push_back({t, r, 0, 0});
   }
+  if (!holds_.empty()) holds_to_ends();
   // (end, job) is a total order (a job has one end), so an in-place sort gives the one order.
   std::sort(ends_.begin(), ends_.end(), end_before);
   if (sp.bf_max_job_user > 0) bf_user_.assign(nusers_, 0);
@@ -349,6 +366,16 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     if (tested >= sp.bf_max_job_test) break;
     ++tested;  // counts jobs that reach the select test
     backfill_job(v, j, limit, out);
+    // MAGNETIC: the job's second queue record, without the reservation (build_job_queue).
+    if (jmag_.empty() || !jmag_[j] || jresv_[j] == kNoIdx || considered_[j] == 2) continue;
+    const uint32_t rv = jresv_[j];
+    const SimTime inside = planned_[j];
+    jresv_[j] = kNoIdx;
+    planned_[j] = -1;
+    backfill_job(v, j, limit, out);
+    if (considered_[j] == 2) continue;  // started outside the reservation
+    jresv_[j] = rv;
+    if (inside >= 0 && (planned_[j] < 0 || inside < planned_[j])) planned_[j] = inside;
   }
 }
 
@@ -399,6 +426,7 @@ bool SlurmModel::backfill_start(const Snapshot& v, JobIdx j, const JobSpec& js, 
   start(v, j, out, limit);
   plan_ok_ = false;  // free_ and ends_ changed
   considered_[j] = 2;
+  started_by_[j] = StartedBy::Backfill;
   ++bf_starts_;
   return true;
 }

@@ -127,6 +127,7 @@ bool priority_setting(const std::string& k, const std::string& key, const std::s
     for (auto& f : to_list(lower(v))) {
       if (f == "no_fair_tree") pr.fair_tree = false;
       else if (f == "fair_tree") pr.fair_tree = true;
+      else if (f == "max_tres") pr.max_tres = true;
       else notes.add(file, ln, fmt::format("PriorityFlags item {} is not modelled; priority is computed without it", f));
     }
   } else if (k == "prioritydecayhalflife") pr.decay_half_life_s = to_time(v, key, file, ln);

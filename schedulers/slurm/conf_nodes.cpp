@@ -204,7 +204,7 @@ std::string partition_note(const std::string& k, const std::string& key, const s
                                   "maxmempernode", "defmempercpu", "defmempernode", "defmempergpu", "defcpupergpu",
                                   "gracetime", "exclusiveuser", "exclusivetopo", "lln", "rootonly", "reqresv",
                                   "overtimelimit", "selecttypeparameters", "suspendtime", "suspendtimeout",
-                                  "resumetimeout", "powerdownonidle", "tresbillingweights", "qos_limits"};
+                                  "resumetimeout", "powerdownonidle", "qos_limits"};
   if (std::any_of(std::begin(kLimits), std::end(kLimits), [&](const char* x) { return k == x; })) {
     if ((k == "maxnodes" || k == "maxcpuspernode" || k == "maxcpuspersocket") && (l == "unlimited" || l == "infinite")) return "";
     if ((k == "exclusiveuser" || k == "exclusivetopo" || k == "lln" || k == "rootonly" || k == "reqresv" || k == "powerdownonidle") && l == "no") return "";
@@ -213,6 +213,16 @@ std::string partition_note(const std::string& k, const std::string& key, const s
     return fmt::format("{}={} is not modelled; floorsim applies no such partition rule", key, v);
   }
   return "-";  // not a scheduling option of a partition
+}
+
+// TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0 (slurm.conf(5)); TRES floorsim lacks bill 0, each named.
+void billing_weights(const std::string& v, Partition& p, const std::string& pname, const std::string& file, int ln,
+                     Notes& notes) {
+  std::vector<std::string> unmodelled;
+  const std::string err = parse_billing_weights(v, p.billing, unmodelled);
+  if (!err.empty()) bad(file, ln, err);
+  for (const auto& t : unmodelled)
+    notes.add(file, ln, fmt::format("PartitionName={} TRESBillingWeights {} is not modelled (no such resource in floorsim); it bills 0", pname, t));
 }
 
 }  // namespace
@@ -233,6 +243,7 @@ void NodeLines::partition(const Words& kv, SlurmConfig& cfg, const std::string& 
     else if (k == "qos") p.qos = v;
     else if (k == "default") p.is_default = to_bool(v, kv[i].first, file, ln);
     else if (k == "preemptmode") p.preempt_mode = to_mode(v, kv[i].first, file, ln);
+    else if (k == "tresbillingweights") billing_weights(v, p, pname, file, ln, notes);
     else if (k == "hidden" || k == "alternate" || k == "allocnodes" || k == "disablerootjobs" || k == "cpubind" ||
              k == "maxcpuspertask" || k == "nodesets")
       continue;  // who sees or submits to the partition, not where jobs run

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schedulers/slurm/billing.hpp"
 #include "sim/core/types.hpp"
 
 namespace floorsim::slurm {
@@ -99,6 +100,7 @@ struct Partition {
   std::string qos;                 // Partition QOS
   bool is_default = false;
   PreemptMode preempt_mode = PreemptMode::Unset;
+  BillingWeights billing;          // TRESBillingWeights (unset: billed by allocated CPUs)
   Origin origin;
 };
 
@@ -178,6 +180,10 @@ struct SchedParams {
   int64_t bf_max_job_user = 0;
   double kill_wait_s = 30;
   double over_time_limit_s = 0;
+  // How long an ended (or requeued) job's GPUs stay COMPLETING before another job may have them:
+  // the Epilog's run time plus slurmd's epilog-complete message. 0: at once, as slurmctld with
+  // no Epilog (recorded 22.05 runs start the next job in the second the last one ended).
+  double completing_s = 0;
   double requeue_delay_s = 120;       // AuthInfo cred_expire (default 120); begin = now + delay + 1
   double max_switch_wait_s = 300;
 };
@@ -185,6 +191,7 @@ struct SchedParams {
 struct PriorityParams {
   PriorityType type = PriorityType::Basic;  // 22.05 default (master: multifactor)
   bool fair_tree = true;                     // PriorityFlags without NO_FAIR_TREE
+  bool max_tres = false;                     // PriorityFlags=MAX_TRES (billing: max of node TRES)
   double decay_half_life_s = 7 * 86400;
   double max_age_s = 7 * 86400;
   double calc_period_s = 300;

@@ -17,6 +17,7 @@ namespace floorsim::slurm {
 void SlurmModel::start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit) {
   const JobSpec& js = v.jobs[j];
   placement::take(free_, shares_);
+  cpus_take(j, shares_, cfree_, +1);
   out.start(j, shares_);
   charge(j, js, +1);
   if (jresv_[j] != kNoIdx)
@@ -26,6 +27,50 @@ void SlurmModel::start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limi
   const EndRec e{v.now + limit, j, static_cast<uint32_t>(local_.size()), static_cast<uint32_t>(shares_.size())};
   ends_.insert(std::upper_bound(ends_.begin(), ends_.end(), e, end_before), e);
   local_.insert(local_.end(), shares_.begin(), shares_.end());
+}
+
+// One main-loop test of job j bound to reservation rv (kNoIdx: none): its nodes (the pass's
+// available ones, or with a reservation every up node), the reservation's rules, then a fit or
+// preemption. On Started the placement is in shares_.
+SlurmModel::Attempt SlurmModel::main_attempt(const Snapshot& v, JobIdx j, uint32_t rv, SimTime limit, Decisions& out) {
+  const JobSpec& js = v.jobs[j];
+  const PartRt& P = part_[jpart_[j]];
+  const size_t nn = nn_;
+  mask_.resize(nn);
+  {
+    uint8_t* __restrict mk = mask_.data();
+    const uint8_t* __restrict src = rv == kNoIdx ? avail_.data() : v.cluster.node_up.data();
+    const uint8_t* __restrict pm = P.mask.data();
+    for (size_t n = 0; n < nn; ++n) mk[n] = src[n] & pm[n];
+  }
+  const uint32_t bound = jresv_[j];
+  jresv_[j] = rv;  // resv_prepare reads the job's reservation
+  SimTime wait = kNever;
+  const bool ok = resv_prepare(j, v.now, v.now + limit, wait);
+  jresv_[j] = bound;
+  if (!ok) {
+    refused_wait_ = wait;
+    return Attempt::Refused;
+  }
+  bool waiting = false;
+  if (fit(js, free_) || try_preempt(v, j, out, waiting)) return Attempt::Started;
+  return Attempt::NoFit;
+}
+
+void SlurmModel::main_started(const Snapshot& v, JobIdx j, SimTime limit, Decisions& out) {
+  start(v, j, out, limit);
+  considered_[j] = 2;
+  started_by_[j] = StartedBy::Main;
+  ++main_starts_;
+}
+
+// NODES_BUSY: the partition is failed for the rest of the pass and its nodes leave avail.
+void SlurmModel::fail_partition(uint32_t p) {
+  part_failed_[p] = 1;
+  uint8_t* __restrict av = avail_.data();
+  const uint8_t* __restrict keep = part_[p].keep.data();
+  const size_t nn = nn_;
+  for (size_t n = 0; n < nn; ++n) av[n] &= keep[n];
 }
 
 void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
@@ -57,8 +102,13 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     ++tested;
     const uint32_t p = jpart_[j];
     const uint32_t rv = jresv_[j];
+    // MAGNETIC: slurmctld queues an attracted job twice, with the reservation and without it
+    // (job_scheduler.c build_job_queue, reservation.c job_resv_append_magnetic); the record in
+    // the reservation is tried first, the other one under the partition's rules.
+    const bool in_rec = rv != kNoIdx && resv_failed_[rv] == 0;
+    const bool out_rec = (rv == kNoIdx || jmag_[j]) && part_failed_[p] == 0;
     // A job in a reservation is held back only by its reservation, not by its partition.
-    if (rv == kNoIdx ? part_failed_[p] != 0 : resv_failed_[rv] != 0) {
+    if (!in_rec && !out_rec) {
       out.set_reason(j, kPriority);
       continue;
     }
@@ -81,47 +131,39 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
       if (cfg_.sched.assoc_limit_stop) part_failed_[p] = 1;
       continue;
     }
-    const PartRt& P = part_[p];
     if (quick && js.gpus > free_sum) {
       adj_on_ = false;  // as resv_prepare with no reservations
       resv_next_free_ = kNever;
-    } else {
-      mask_.resize(nn_);
-      {
-        uint8_t* __restrict mk = mask_.data();
-        const uint8_t* __restrict src = rv == kNoIdx ? avail_.data() : v.cluster.node_up.data();
-        const uint8_t* __restrict pm = P.mask.data();
-        for (size_t n = 0; n < nn; ++n) mk[n] = src[n] & pm[n];
-      }
-      SimTime wait = kNever;
-      if (!resv_prepare(j, v.now, v.now + limit, wait)) {
-        out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
-        if (std::isfinite(wait) && !resv_spent_) wake_special(out, wait);
-        continue;
-      }
-      bool waiting = false;
-      if (fit(js, free_) || try_preempt(v, j, out, waiting)) {
-        start(v, j, out, limit);
+      out.set_reason(j, kResources);
+      fail_partition(p);
+      continue;
+    }
+    if (in_rec) {
+      const Attempt a = main_attempt(v, j, rv, limit, out);
+      if (a == Attempt::Started) {
+        main_started(v, j, limit, out);
         free_sum -= js.gpus;
-        considered_[j] = 2;
-        ++main_starts_;
         continue;
       }
+      if (a == Attempt::Refused) {
+        out.set_reason(j, resv_deleted_ ? kResvDeleted : kReservation);
+        if (std::isfinite(refused_wait_) && !resv_spent_) wake_special(out, refused_wait_);
+      } else {
+        out.set_reason(j, kResources);
+        if (adj_on_ && !resv_blocked_ && place(js, free_)) resv_blocked_ = true;
+        resv_failed_[rv] = 1;  // a job in a reservation blocks only that reservation (job_scheduler.c _schedule)
+      }
+    }
+    if (!out_rec) continue;
+    if (main_attempt(v, j, kNoIdx, limit, out) == Attempt::Started) {
+      jresv_[j] = kNoIdx;  // runs outside the reservation, as if it were not there
+      main_started(v, j, limit, out);
+      free_sum -= js.gpus;
+      continue;
     }
     out.set_reason(j, kResources);
     if (adj_on_ && !resv_blocked_ && place(js, free_)) resv_blocked_ = true;
-    // A job in a reservation blocks only that reservation (job_scheduler.c _schedule).
-    if (rv != kNoIdx) {
-      resv_failed_[rv] = 1;
-      continue;
-    }
-    // NODES_BUSY: the partition is failed for the rest of the pass and its nodes leave avail.
-    part_failed_[p] = 1;
-    {
-      uint8_t* __restrict av = avail_.data();
-      const uint8_t* __restrict keep = P.keep.data();
-      for (size_t n = 0; n < nn; ++n) av[n] &= keep[n];
-    }
+    fail_partition(p);
   }
 }
 
@@ -137,12 +179,26 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     specials_.resize(w);
     for (SimTime t : specials_) out.wake_at(t);
   }
+  // A node returning to service queues a scheduling pass, as a job event does (slurmctld's
+  // update_node / node registration call queue_job_scheduler() when a node becomes available).
+  if (v.cluster.node_up.size() != up_seen_.size()) {
+    up_seen_.assign(v.cluster.node_up.begin(), v.cluster.node_up.end());
+  } else if (std::memcmp(up_seen_.data(), v.cluster.node_up.data(), up_seen_.size()) != 0) {
+    for (size_t n = 0; n < up_seen_.size(); ++n)
+      if (v.cluster.node_up[n] && !up_seen_[n]) {
+        ++events_;
+        break;
+      }
+    std::copy(v.cluster.node_up.begin(), v.cluster.node_up.end(), up_seen_.begin());
+  }
   if (!jgone_.empty()) cancel_gone(v, out);
   if (cfg_.prio.type == PriorityType::Multifactor || cfg_.enforce_limits) recalc_usage(v);
   resv_account(v);
   for (JobIdx r : stopped_now_) stopping_[r] = 0;
   stopped_now_.clear();
   free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
+  if (!holds_.empty()) holds_apply(v, out);
+  cpus_begin(v);
   if (topo_mode_ != 0) topo_begin(v);
   ends_.clear();
   local_.clear();

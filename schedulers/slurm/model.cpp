@@ -3,6 +3,7 @@
 // The rules live in one file per mechanism (README.md); make_model() is what the registry calls.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 
@@ -52,6 +53,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   build_fair_tree();
   fs_dirty_ = true;
   build_topology(wl, cluster, file);
+  build_billing(wl);  // last: its warnings only once nothing else can refuse the input
 }
 
 void SlurmModel::build_node_order(const ClusterConfig& cluster) {
@@ -213,6 +215,7 @@ void SlurmModel::build_jobs(const Workload& wl, uint32_t default_part, const std
   planned_.assign(nj, -1);
   acc_from_.assign(nj, -1);
   considered_.assign(nj, 0);
+  started_by_.assign(nj, StartedBy::None);
   nusers_ = wl.strings.size();
   const uint32_t normal = find_qos("normal");
   for (size_t j = 0; j < nj; ++j) {
@@ -238,6 +241,60 @@ void SlurmModel::build_jobs(const Workload& wl, uint32_t default_part, const std
     jqos_[j] = q;
     jnodes_[j] = js.nodes > 0 ? js.nodes : std::max<int32_t>(1, (js.gpus + max_node_gpus_ - 1) / max_node_gpus_);
   }
+  build_cpus(*cluster_, wl);
+}
+
+// CPUs by node: slurm.conf NodeName CPUs, else the cluster's, else as many as GPUs (so a node's
+// available CPUs count the jobs on it, as with the one-CPU tasks of a GPU node of CPUs=GPUs).
+void SlurmModel::build_cpus(const ClusterConfig& cluster, const Workload& wl) {
+  std::map<std::string, int32_t> conf;
+  for (const auto& d : cfg_.nodes) conf[d.name] = d.cpus;
+  node_cpus_.assign(nn_, 1);
+  for (size_t n = 0; n < nn_; ++n) {
+    if (auto it = conf.find(cluster.node_names[n]); it != conf.end()) node_cpus_[n] = it->second;
+    else if (n < cluster.node_cpus.size() && cluster.node_cpus[n] > 0) node_cpus_[n] = cluster.node_cpus[n];
+    else node_cpus_[n] = std::max<int32_t>(1, cluster.node_gpus[n]);
+  }
+  jcpn_.assign(wl.jobs.size(), 1);
+  for (size_t j = 0; j < wl.jobs.size(); ++j)
+    if (wl.jobs[j].cpus > 0) jcpn_[j] = (wl.jobs[j].cpus + jnodes_[j] - 1) / jnodes_[j];
+  cfree_ = node_cpus_;
+  cpu_view_ = cfree_.data();
+}
+
+void SlurmModel::cpus_begin(const Snapshot& v) {
+  cfree_.assign(node_cpus_.begin(), node_cpus_.end());
+  for (JobIdx r : v.running) cpus_take(r, v.allocation_of(r), cfree_, +1);
+  for (const auto& h : holds_) cpus_take(h.job, h.shares, cfree_, +1);
+  cpu_view_ = cfree_.data();
+}
+
+// Each job's billable TRES per second (fair-share usage), by its partition's TRESBillingWeights.
+// A job that gives no CPU count is taken to hold one CPU per node it uses: slurmctld allocates
+// one CPU to a one-task job (sbatch -n 1 without --cpus-per-task or DefCpuPerGPU), and floorsim
+// runs one task per node.
+void SlurmModel::build_billing(const Workload& wl) {
+  const size_t nj = wl.jobs.size();
+  jbill_.assign(nj, 0);
+  size_t assumed = 0;
+  bool mem = false;
+  for (size_t j = 0; j < nj; ++j) {
+    const JobSpec& js = wl.jobs[j];
+    const BillingWeights& bw = cfg_.partitions[jpart_[j]].billing;
+    const double cpus = js.cpus > 0 ? js.cpus : jnodes_[j];
+    if (js.cpus <= 0 && (!bw.set || bw.cpu > 0)) ++assumed;
+    mem |= bw.mem_per_mb > 0;
+    jbill_[j] = billable_tres(bw, cfg_.prio.max_tres, cpus, js.gpus, jnodes_[j], 0);
+  }
+  if (cfg_.prio.type != PriorityType::Multifactor) return;  // no fair-share: billing changes nothing
+  if (assumed > 0)
+    std::fprintf(stderr,
+                 "floorsim: warning: %zu of %zu jobs give no CPU count; each is billed 1 CPU per node it uses (what "
+                 "slurmctld allocates a one-task job without --cpus-per-task), as fair-share usage is by allocated CPUs "
+                 "where TRESBillingWeights is not set or weighs CPU (slurm.conf(5))\n",
+                 assumed, nj);
+  if (mem)
+    std::fprintf(stderr, "floorsim: warning: TRESBillingWeights Mem: jobs here carry no memory request; memory bills 0\n");
 }
 
 // A job's user association: (user, account); the user's first association when no account is given.

@@ -20,6 +20,7 @@
 #include "schedulers/slurm/bitset.hpp"
 #include "schedulers/slurm/release_groups.hpp"
 #include "schedulers/slurm/reservations.hpp"
+#include "schedulers/slurm/select.hpp"
 #include "schedulers/slurm/slurm.hpp"
 #include "schedulers/slurm/topology.hpp"
 
@@ -88,14 +89,15 @@ class SlurmModel final : public Scheduler {
   std::string_view name() const override { return "slurm"; }
   std::string_view reason_name(uint16_t code) const override { return reason_text(code); }
   std::vector<std::string> extra_columns() const override {
-    if (topo_mode_ == 0) return {"priority", "planned_start_s", "eff_qos"};
+    if (topo_mode_ == 0) return {"priority", "planned_start_s", "eff_qos", "started_by"};
     // Topology runs only (outputs without a topology stay as they were): what the job spans.
-    return {"priority", "planned_start_s", "eff_qos", topo_mode_ == 1 ? "leaves" : "blocks", "switch_wait_s"};
+    return {"priority", "planned_start_s", "eff_qos", "started_by", topo_mode_ == 1 ? "leaves" : "blocks", "switch_wait_s"};
   }
   void extra_values(JobIdx j, std::vector<std::string>& out) const override {
     out.push_back(std::to_string(static_cast<uint64_t>(prio_[j])));
     out.push_back(planned_[j] >= 0 ? fmt::format("{}", planned_[j]) : std::string());
     out.push_back(jqos_[j] == kNoIdx ? std::string() : qos_[jqos_[j]].q.name);
+    out.push_back(started_by_name(started_by_[j]));
     if (topo_mode_ != 0) {
       out.push_back(jspans_[j] > 0 ? std::to_string(jspans_[j]) : std::string());
       out.push_back(jsw_waited_s_[j] >= 0 ? fmt::format("{}", jsw_waited_s_[j]) : std::string());
@@ -147,6 +149,9 @@ class SlurmModel final : public Scheduler {
           add_usage(v, j, ev.time_s - acc_from_[j], pend_assoc_, pend_qos_);
           acc_from_[j] = -1;
         }
+        if (cfg_.sched.completing_s > 0 && ev.kind != JobEvent::Kind::Suspended) hold_completing(v, j, ev.time_s);
+        // Queued again: attracted by its MAGNETIC reservation again, wherever it ran.
+        if (ev.kind != JobEvent::Kind::Ended && !jresv_at_.empty()) jresv_[j] = jresv_at_[j];
         break;
       default:
         break;
@@ -154,6 +159,16 @@ class SlurmModel final : public Scheduler {
   }
 
   void schedule(const Snapshot& v, Decisions& out) override;
+  // COMPLETING (completing.cpp): GPUs of ended jobs held until the hand-off.
+  struct Hold {
+    SimTime until;
+    JobIdx job;
+    std::vector<NodeShare> shares;
+  };
+  std::vector<Hold> holds_;
+  void hold_completing(const Snapshot& v, JobIdx j, SimTime t);
+  void holds_apply(const Snapshot& v, Decisions& out);
+  void holds_to_ends();
   // Policy changes at run time (policy_change.cpp).
   ChangeOutcome on_policy_change(const PolicyChange& c, const Snapshot& v, Decisions& out) override;
   ChangeScope change_scope(const PolicyChange& c, const Snapshot& v) const override;
@@ -181,6 +196,7 @@ class SlurmModel final : public Scheduler {
   void build_jobs(const Workload& wl, uint32_t default_part, const std::string& file);
   uint32_t job_association(const JobSpec& js, const Workload& wl, const std::string& file);
   void build_counters(size_t nj);
+  void build_billing(const Workload& wl);
   void build_fair_tree();
   uint32_t find_qos(const std::string& n) const {
     for (size_t i = 0; i < qos_.size(); ++i)
@@ -196,7 +212,7 @@ class SlurmModel final : public Scheduler {
     const double uf = q == kNoIdx ? 1.0 : qos_[q].q.usage_factor;
     const uint32_t a = jassoc_[j];
     if (&to_assoc == &pend_assoc_ && !pend_mark_[a]) pend_mark_[a] = 1, pend_list_.push_back(a);
-    to_assoc[a] += dt * js.gpus * uf;  // billable TRES = GPUs (TRESBillingWeights gres/gpu=1)
+    to_assoc[a] += dt * jbill_[j] * uf;  // billable TRES (build_billing)
     if (q != kNoIdx) {
       to_qos[q * kTres + 0] += dt * js.gpus * uf;
       to_qos[q * kTres + 1] += dt * jnodes_[j] * uf;
@@ -296,14 +312,26 @@ class SlurmModel final : public Scheduler {
       out[n] = f;
     }
   }
-  // Placement on mask_ (slurm.conf Weight: lowest weight first, then node order; shares are
-  // listed in node order).
+  // Placement on mask_: cons_tres's choice (select.hpp: lowest Weight, then the tightest fit by
+  // available CPUs, cpu_view_); shares are listed in node order.
   bool place(const JobSpec& js, std::span<const int32_t> f) {
     if (topo_mode_ != 0) return place_topo(js, f);
-    if (!weighted_) return placement::first_fit_masked(js, f, mask_, shares_, max_node_gpus_);
-    if (!placement::first_fit_ordered(js, f, mask_, node_order_, shares_, max_node_gpus_)) return false;
+    cur_cpn_ = js.cpus > 0 ? (js.cpus + std::max(1, js.nodes) - 1) / std::max(1, js.nodes) : 1;
+    const SelectInput in{f, std::span<const int32_t>(cpu_view_, nn_), cur_cpn_, mask_, node_weight_, max_node_gpus_};
+    if (!select_nodes(js, in, node_order_, shares_)) return false;
     std::sort(shares_.begin(), shares_.end(), [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
     return true;
+  }
+  // Available CPUs by node (cons_tres's tightness measure): the node's CPUs less one CPU per node
+  // of each job there (or the CPUs it asked for, spread over its nodes).
+  std::vector<int32_t> node_cpus_, cfree_, cproj_;
+  std::vector<int32_t> jcpn_;  // by job: CPUs it holds on each of its nodes
+  const int32_t* cpu_view_ = nullptr;  // cfree_, or cproj_ while will_run projects
+  int32_t cur_cpn_ = 1;                // CPUs per node of the job being placed
+  void build_cpus(const ClusterConfig& cluster, const Workload& wl);
+  void cpus_begin(const Snapshot& v);
+  void cpus_take(JobIdx j, std::span<const NodeShare> sh, std::vector<int32_t>& c, int sign) const {
+    for (const auto& s : sh) c[s.node] -= sign * jcpn_[j];
   }
   bool fit(const JobSpec& js, std::span<const int32_t> base) {
     if (!adj_on_) return place(js, base);
@@ -352,6 +380,11 @@ class SlurmModel final : public Scheduler {
   bool is_preemptor(JobIdx j) const { return preempt_on_ && jqos_[j] != kNoIdx && qos_preempts_any_[jqos_[j]]; }
   void start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit);
   void main_pass(const Snapshot& v, Decisions& out, size_t depth);
+  enum class Attempt : uint8_t { Started, Refused, NoFit };
+  void main_started(const Snapshot& v, JobIdx j, SimTime limit, Decisions& out);
+  void fail_partition(uint32_t p);
+  Attempt main_attempt(const Snapshot& v, JobIdx j, uint32_t rv, SimTime limit, Decisions& out);
+  SimTime refused_wait_ = kNever;  // main_attempt's retry time when the reservation refused
   void backfill_pass(const Snapshot& v, Decisions& out);
   void backfill_begin(const Snapshot& v);
   void backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisions& out);
@@ -467,6 +500,9 @@ class SlurmModel final : public Scheduler {
     return pending && test();
   }
   bool place_lazy(const Snapshot& v, const JobSpec& js);
+  // place_lazy's first-fit shortcut on the plan's bit planes: cons_tres picks by available CPUs
+  // (select.hpp), which the planes do not hold, so the lazy placement takes the general path.
+  static constexpr bool first_fit_lazy_ = false;
   // Bitset (64 nodes a word) to one byte (0/1) per node.
   void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
     out.resize(nw_ * 64);
@@ -524,7 +560,7 @@ class SlurmModel final : public Scheduler {
   std::vector<PartRt> part_;
   std::vector<QosRt> qos_;
   std::vector<AssocRt> assoc_;
-  std::vector<double> usage_;  // by association: decayed billable GPU-seconds of the subtree (users add up)
+  std::vector<double> usage_;  // by association: decayed billable TRES-seconds of the subtree (users add up)
   uint32_t root_ = 0;
   size_t nusers_ = 0;        // user StrId range for per-(QOS,user) counters
   int64_t max_job_factor_ = 1, max_qos_prio_ = 0;
@@ -536,6 +572,7 @@ class SlurmModel final : public Scheduler {
   // per job
   std::vector<uint32_t> jpart_, jqos_, jassoc_;
   std::vector<int32_t> jnodes_;
+  std::vector<double> jbill_;  // billable TRES per second of running (TRESBillingWeights)
   std::vector<double> prio_;
   std::vector<uint64_t> prio_at_;       // by job: the epoch prio_ was computed in
   std::vector<SimTime> prio_queued_;    // by job: its queued_s then (a requeue computes afresh)
@@ -544,6 +581,13 @@ class SlurmModel final : public Scheduler {
   SimTime prio_epoch_t_ = -kNever;
   std::vector<SimTime> planned_, acc_from_;
   std::vector<uint8_t> considered_;
+  // Which loop started the job last (jobs.csv started_by): slurmctld logs "sched: Allocate" for
+  // the main loop (job_scheduler.c) and "backfill: Started" for backfill (backfill.c).
+  enum class StartedBy : uint8_t { None, Main, Backfill };
+  static std::string started_by_name(StartedBy b) {
+    return b == StartedBy::Main ? "main" : b == StartedBy::Backfill ? "backfill" : "";
+  }
+  std::vector<StartedBy> started_by_;
 
   // accounting
   std::vector<double> pend_assoc_, pend_qos_;
@@ -571,7 +615,9 @@ class SlurmModel final : public Scheduler {
   std::vector<JobIdx> cand_, victims_, stopped_now_;
   // reservations
   std::vector<ResvRt> resv_;
-  std::vector<uint32_t> jresv_;
+  std::vector<uint32_t> jresv_;     // by job: the reservation it is bound to now (kNoIdx: none)
+  std::vector<uint32_t> jresv_at_;  // by job: the reservation it asked for or MAGNETIC attracted
+  std::vector<uint8_t> jmag_;       // by job: only attracted (MAGNETIC), so it may run outside
   std::vector<int32_t> resv_used_;  // insiders' GPUs by reservation x node
   std::vector<uint8_t> resv_failed_;
   std::vector<int32_t> adj_sub_, adj_cap_, jfree_;
@@ -592,6 +638,7 @@ class SlurmModel final : public Scheduler {
   int64_t up_main_ = -1, up_bf_ = -1;
   SimTime unskip_s_ = kNever;  // a time-dependent condition (exempt time, begin) expires then
   uint64_t ev_last_ = UINT64_MAX;
+  std::vector<uint8_t> up_seen_;  // node_up at the previous pass (a node back up queues a pass)
   std::vector<SimTime> specials_;
   bool mins_blocked_prev_ = false;  // a job waits on a GrpTRESMins limit: decay may free it
   std::vector<JobIdx> order_main_, order_bf_;

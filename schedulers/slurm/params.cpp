@@ -33,6 +33,7 @@ std::shared_ptr<const cfg::ObjectSpec> partition_spec() {
       cfg::number("default_time_s", nullptr, "DefaultTime for jobs without a limit; null = MaxTime").or_null().at_least(0).in_unit("s"),
       cfg::string("qos", "", "Partition QOS (its limits are pooled over every partition using it)"),
       cfg::boolean("default", false, "Default=YES: jobs without a partition go here"),
+      cfg::string("tres_billing_weights", "", "TRESBillingWeights, e.g. CPU=1.0,Mem=0.25G,GRES/gpu=2.0; empty = jobs bill their allocated CPUs"),
   };
   return s;
 }
@@ -157,10 +158,12 @@ std::shared_ptr<const cfg::ObjectSpec> params_spec() {
       cfg::integer("bf_max_job_user", 0, "jobs per user backfill tests per cycle (0 = no limit)").at_least(0),
       cfg::number("kill_wait_s", 30, "KillWait: added to the end guess of a job over its limit").at_least(0).in_unit("s"),
       cfg::number("over_time_limit_min", 0, "OverTimeLimit").at_least(0).in_unit("min"),
+      cfg::number("completing_s", 0, "COMPLETING hand-off: an ended or requeued job's GPUs reach the next job this long after it ends (the Epilog's run time plus slurmd's report); 0 = at once, as slurmctld without an Epilog").at_least(0).in_unit("s"),
       cfg::number("requeue_delay_s", 120, "a requeued job may start after this + 1 s (cred_expire)").at_least(0).in_unit("s"),
       cfg::choice("priority_type", {"auto", "basic", "multifactor"}, "auto",
                   "PriorityType; auto = the version's default (22.05 priority/basic, master priority/multifactor)"),
       cfg::boolean("fair_tree", true, "Fair Tree fair-share (false = PriorityFlags=NO_FAIR_TREE, classic)"),
+      cfg::boolean("max_tres", false, "PriorityFlags=MAX_TRES: a job bills the largest of its weighted CPU, memory, node and GPU counts, not their sum"),
       cfg::number("priority_decay_half_life_s", 7 * 86400, "PriorityDecayHalfLife (0 = no decay)").at_least(0).in_unit("s"),
       cfg::number("priority_max_age_s", 7 * 86400, "PriorityMaxAge").at_least(0).in_unit("s"),
       cfg::number("priority_calc_period_s", 300, "PriorityCalcPeriod: usage, fair-share and job priority update period").at_least(1).in_unit("s"),
@@ -253,10 +256,12 @@ SlurmConfig scalars_from(const json& b, const std::string& file) {
   sp.kill_wait_s = b["kill_wait_s"];
   sp.over_time_limit_s = b["over_time_limit_min"].get<double>() * 60;
   sp.requeue_delay_s = b["requeue_delay_s"];
+  sp.completing_s = b["completing_s"];
   auto& pr = c.prio;
   const std::string pt = b["priority_type"];
   pr.type = pt == "multifactor" || (pt == "auto" && c.version == Version::Master) ? PriorityType::Multifactor : PriorityType::Basic;
   pr.fair_tree = b["fair_tree"];
+  pr.max_tres = pr.max_tres || b["max_tres"].get<bool>();
   pr.decay_half_life_s = b["priority_decay_half_life_s"];
   pr.max_age_s = b["priority_max_age_s"];
   pr.calc_period_s = b["priority_calc_period_s"];
@@ -324,6 +329,10 @@ Partition partition_from(const json& p, const SlurmConfig& c, const std::string&
   if (!p["default_time_s"].is_null()) r.default_time_s = p["default_time_s"];
   r.qos = p["qos"];
   r.is_default = p["default"];
+  std::vector<std::string> unmodelled;
+  const std::string err = parse_billing_weights(p["tres_billing_weights"], r.billing, unmodelled);
+  if (!err.empty()) throw InputError(file, ptr + "/tres_billing_weights", err);
+  if (!unmodelled.empty()) throw InputError(file, ptr + "/tres_billing_weights", fmt::format("TRES {} is not modelled; expected CPU, Mem, Node or GRES/gpu", unmodelled[0]));
   return r;
 }
 

@@ -386,6 +386,8 @@ ChangeOutcome SlurmModel::change_resv(const PolicyChange& c, const Snapshot& v) 
   const auto saved_cfg = cfg_.reservations;
   const auto saved_rt = resv_;
   const auto saved_job = jresv_;
+  const auto saved_at = jresv_at_;
+  const auto saved_mag = jmag_;
   // GPUs held by running jobs (outside this reservation) that would still run when its next
   // occurrence starts, judged by time limit as slurmctld does; IGNORE_JOBS skips the check.
   std::vector<int32_t> busy;
@@ -414,6 +416,8 @@ ChangeOutcome SlurmModel::change_resv(const PolicyChange& c, const Snapshot& v) 
     cfg_.reservations = saved_cfg;
     resv_ = saved_rt;
     jresv_ = saved_job;
+    jresv_at_ = saved_at;
+    jmag_ = saved_mag;
     resv_used_.assign(resv_.size() * nn_, 0);
     resv_failed_.assign(resv_.size(), 0);
     resv_overlap_.assign(resv_.size(), 0);

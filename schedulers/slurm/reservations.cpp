@@ -80,6 +80,7 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
     resv_.push_back(std::move(r));
   }
   jresv_.assign(wl.jobs.size(), kNoIdx);
+  jmag_.assign(wl.jobs.size(), 0);
   for (size_t j = 0; j < wl.jobs.size(); ++j) {
     const JobSpec& js = wl.jobs[j];
     for (size_t k = 0; k < resv_.size() && jresv_[j] == kNoIdx; ++k) {
@@ -90,12 +91,18 @@ void SlurmModel::build_reservations(const Workload& wl, const ClusterConfig& clu
       const bool access = open || has(r.users, js.user) || has(r.accounts, js.account) || has(r.qos, js.qos);
       if (!access) continue;
       // Asked for, or attracted by MAGNETIC. slurmctld queues a MAGNETIC job once with the
-      // reservation and once without (job_scheduler.c build_job_queue): one that no occurrence
-      // can hold runs outside it.
-      if (has(r.classes, js.klass) || (r.magnetic && !r.holds_never(job_limit(static_cast<JobIdx>(j), js))))
+      // reservation and once without (job_scheduler.c build_job_queue): it may run outside
+      // (the main loop and backfill try both), and one that no occurrence can hold is not
+      // attracted at all.
+      if (has(r.classes, js.klass)) {
         jresv_[j] = static_cast<uint32_t>(k);
+      } else if (r.magnetic && !r.holds_never(job_limit(static_cast<JobIdx>(j), js))) {
+        jresv_[j] = static_cast<uint32_t>(k);
+        jmag_[j] = 1;
+      }
     }
   }
+  jresv_at_ = jresv_;
   resv_used_.assign(resv_.size() * nn_, 0);
   resv_failed_.assign(resv_.size(), 0);
   resv_overlap_.assign(resv_.size(), 0);

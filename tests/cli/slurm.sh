@@ -12,7 +12,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 for f in metrics.json jobs.csv scenario.resolved.json; do test -f "$TMP/run/$f" || fail "no $f"; done
 grep -q '"var_window"' "$TMP/run/metrics.json" || fail "no reservation figures in metrics.json"
 grep -q '"idle_gpu_s"' "$TMP/run/metrics.json" || fail "no idle reserved GPU-seconds"
-head -1 "$TMP/run/jobs.csv" | grep -q 'priority,planned_start_s,eff_qos' || fail "no slurm columns in jobs.csv"
+head -1 "$TMP/run/jobs.csv" | grep -q 'priority,planned_start_s,eff_qos,started_by' || fail "no slurm columns in jobs.csv"
 grep -q 'bf_resolution_s' "$TMP/run/scenario.resolved.json" || fail "defaults not written to scenario.resolved.json"
 # every job of the example ends (none left pending)
 if cut -d, -f13 "$TMP/run/jobs.csv" | tail -n +2 | grep -q PENDING; then fail "a job never started"; fi

@@ -23,7 +23,7 @@ for x in flat tree block; do
   for f in jobs.csv metrics.json timeline.csv; do cmp -s "$TMP/$x/$f" "$TMP/$x-2/$f" || fail "$x: $f differs between runs"; done
 done
 # flat: no topology columns, no topology report.
-head -1 "$TMP/flat/jobs.csv" | grep -q ',eff_qos$' || fail "flat: jobs.csv has topology columns: $(head -1 "$TMP/flat/jobs.csv")"
+head -1 "$TMP/flat/jobs.csv" | grep -q ",eff_qos,started_by$" || fail "flat: jobs.csv has topology columns: $(head -1 "$TMP/flat/jobs.csv")"
 python3 - "$TMP" <<'PY' || fail "report figures"
 import json, sys
 t = sys.argv[1]

@@ -147,3 +147,18 @@ TEST_CASE("slurm §2: a job started by backfill takes its end-time place in the 
   CHECK(p->planned(2) == "1000");
   CHECK(p->planned(4) == "1980");  // the end of j2's slot (2000 rounded down to 60 s)
 }
+
+TEST_CASE("slurm: jobs.csv started_by tells the main loop's starts from backfill's", "[slurm][backfill][started_by]") {
+  // 2 nodes x 8 GPUs. Job 1 (main loop, t=0) takes n001; job 2 (16 GPUs) blocks the partition
+  // for the main loop; job 3 (8 GPUs, 20 s, ends before job 2's reservation from 60 s) is
+  // started by the backfill pass at 30 s.
+  SlurmConfig c;
+  c.sched.batch_sched_delay_s = 0;
+  auto r = run(c, {{1, 0, 100, 100, 8}, {2, 1, 100, 100, 16}, {3, 2, 20, 20, 8}}, 2);
+  REQUIRE(r->sched->extra_columns().at(3) == "started_by");
+  CHECK(r->extras(1).at(3) == "main");
+  CHECK(r->start(3) == 30);
+  CHECK(r->extras(3).at(3) == "backfill");
+  CHECK(r->extras(2).at(3) == "main");  // at job 1's end, by the main loop
+  CHECK(r->report["backfill_starts"].get<int64_t>() == 1);
+}

@@ -75,7 +75,7 @@ inline Workload workload(const std::vector<J>& jobs) {
 
 // Runs to completion (or `horizon_s`) on `nodes` x `gpus` nodes named n001...
 inline std::unique_ptr<Result> run(const slurm::SlurmConfig& cfg, const std::vector<J>& jobs, size_t nodes = 4,
-                                   int32_t gpus = 8, SimTime horizon_s = kNever) {
+                                   int32_t gpus = 8, SimTime horizon_s = kNever, std::vector<NodeEvent> node_events = {}) {
   auto r = std::make_unique<Result>();
   r->wl = workload(jobs);
   r->cl = uniform_cluster("n", nodes, gpus);
@@ -84,6 +84,7 @@ inline std::unique_ptr<Result> run(const slurm::SlurmConfig& cfg, const std::vec
   ec.horizon_s = horizon_s;
   ec.check_invariants = true;
   Engine e(r->wl, r->cl, *r->sched, ec);
+  if (!node_events.empty()) e.add_node_events(std::move(node_events));
   e.run();
   r->runs = e.runs();
   r->report = r->sched->report(e.snapshot());

@@ -126,3 +126,32 @@ TEST_CASE("slurm §1: batch_sched_delay spaces event-triggered main passes", "[s
     for (int i = 0; i < 6; ++i) CHECK(r->start(i + 1) == c.starts[i]);
   }
 }
+
+TEST_CASE("slurm: pending jobs start when failed nodes come back, with no other event", "[slurm][main][nodes]") {
+  // Both nodes fail at t=0 before the job arrives; they return at 7 s, between periodic passes
+  // (sched_interval 60 s) and with nothing running. slurmctld queues a scheduling pass when a
+  // node returns to service (scontrol update State=RESUME, node registration), so the job
+  // starts at 7 s, not never.
+  for (bool bf : {false, true}) {
+    SlurmConfig c;
+    c.sched.backfill = bf;
+    c.sched.batch_sched_delay_s = 0;
+    auto r = run(c, {{1, 1, 100, 200, 8}}, 2, 8, kNever, {{0, 0, false}, {0, 1, false}, {7, 0, true}, {7, 1, true}});
+    CHECK(r->start(1) == 7);
+  }
+}
+
+TEST_CASE("slurm: the COMPLETING hand-off (completing_s) delays the next job on an ended job's GPUs", "[slurm][main][completing]") {
+  // One node. Job 1 ends at 100; job 2 waits for its GPUs. By default (no Epilog) slurmctld
+  // hands the node over in the same second; with a 7 s hand-off job 2 starts at 107, and
+  // backfill starts job 3 (4 GPUs, submitted at 103) on the other half at 107 too, not before.
+  for (double hand_off : {0.0, 7.0}) {
+    INFO("completing_s " << hand_off);
+    SlurmConfig c;
+    c.sched.batch_sched_delay_s = 0;
+    c.sched.completing_s = hand_off;
+    auto r = run(c, {{1, 0, 100, 200, 8}, {2, 1, 50, 50, 4}, {3, 103, 10, 10, 4}}, 1);
+    CHECK(r->start(2) == 100 + hand_off);
+    CHECK(r->start(3) == (hand_off > 0 ? 107 : 103));
+  }
+}

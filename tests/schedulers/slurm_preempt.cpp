@@ -143,4 +143,5 @@ TEST_CASE("slurm §2/§5: a preemptor that backfill can start now only by preemp
   CHECK(r->run(1).preemptions == 1);
   CHECK(r->start(3) < 1000);
   CHECK(r->nodes(3) == std::vector<std::string>{"n001"});
+  CHECK(r->extras(3).at(3) == "backfill");  // jobs.csv started_by: the preemption came from backfill
 }

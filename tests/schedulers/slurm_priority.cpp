@@ -173,6 +173,11 @@ TEST_CASE("slurm §3: Fair Tree on a wide level (20 users of one account): ranks
   c.prio.weight_fairshare = 10000;
   c.prio.calc_period_s = 10;
   c.prio.decay_half_life_s = 0;  // no decay: exact usages
+  auto p = part("gpu", {});
+  p.is_default = true;
+  p.billing.set = true;  // TRESBillingWeights=GRES/gpu=1: usage in GPU-seconds, as the ranks below assume
+  p.billing.gpu = 1;
+  c.partitions = {p};
   std::vector<J> jobs;
   auto name = [](int k) { return (k < 10 ? "u0" : "u") + std::to_string(k); };
   for (int k = 1; k <= 18; ++k) jobs.push_back({k, 0, 100, 100, k == 6 ? 5 : k, 0, name(k), "", "", "a"});

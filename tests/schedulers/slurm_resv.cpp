@@ -80,6 +80,32 @@ TEST_CASE("slurm §6: MAGNETIC attracts jobs allowed in that did not ask", "[slu
   CHECK(res->nodes(2) == std::vector<std::string>{"n001"});
 }
 
+TEST_CASE("slurm §6: MAGNETIC is optional: an attracted job that does not fit the reservation runs outside it",
+          "[slurm][resv][magnetic]") {
+  // n001 is a MAGNETIC reservation for u9 over [0, 1000). Job 1 (u9) fills it; job 2 (u9, 8
+  // GPUs) is attracted but the reservation is full: slurmctld also queues it without the
+  // reservation (build_job_queue), so it starts at once on n002 instead of waiting for job 1.
+  // Job 3 (u9, 8 GPUs, limit past the window's end) cannot fit the window in time: outside too.
+  for (bool bf : {false, true}) {
+    INFO("backfill " << bf);
+    SlurmConfig c;
+    c.sched.backfill = bf;
+    c.sched.batch_sched_delay_s = 0;
+    auto r = resv("m", 0, 1000);
+    r.nodes = {"n001"};
+    r.users = {"u9"};
+    r.request_classes = {};
+    r.magnetic = true;
+    c.reservations = {r};
+    auto res = run(c, {{1, 0, 500, 500, 8, 0, "u9"}, {2, 1, 100, 100, 8, 0, "u9"}, {3, 200, 100, 2000, 8, 0, "u9"}}, 3);
+    CHECK(res->nodes(1) == std::vector<std::string>{"n001"});
+    CHECK(res->start(2) == 1);
+    CHECK(res->nodes(2) == std::vector<std::string>{"n002"});
+    CHECK(res->start(3) == 200);
+    CHECK(res->nodes(3) == std::vector<std::string>{"n002"});
+  }
+}
+
 TEST_CASE("slurm §6: TRES=gres/gpu:N reserves only N GPUs", "[slurm][resv]") {
   SlurmConfig c;
   auto r = resv("g", 0, 1000);

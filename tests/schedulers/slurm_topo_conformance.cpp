@@ -35,7 +35,7 @@ TEST_CASE("tree: best fit leaves, a job spans leaves under a common switch", "[s
   CHECK(r->nodes(3) == std::vector<std::string>{"n003"});
   CHECK(r->start(4) == 500);
   CHECK(r->nodes(4) == std::vector<std::string>{"n001", "n004"});
-  CHECK(r->extras(4).at(3) == "2");  // leaves column
+  CHECK(r->extras(4).at(4) == "2");  // leaves column
   const auto& t = r->report.at("topology");
   CHECK(t.at("jobs_by_leaves").at("1") == 3);
   CHECK(t.at("jobs_by_leaves").at("2") == 1);
@@ -57,8 +57,8 @@ TEST_CASE("tree: --switches=1 waits for one leaf", "[slurm][topology][conformanc
   // switches" failure reads) until s2 frees at 700, within its 1200 s wait.
   CHECK(r->start(4) == 700);
   CHECK(r->nodes(4) == std::vector<std::string>{"n003", "n004"});
-  CHECK(r->extras(4).at(3) == "1");
-  CHECK(r->extras(4).at(4) == "690");  // from its first evaluation (t=10) to its start
+  CHECK(r->extras(4).at(4) == "1");
+  CHECK(r->extras(4).at(5) == "690");  // from its first evaluation (t=10) to its start
   const auto& s = r->report.at("topology").at("switches_option");
   CHECK(s.at("jobs_started") == 1);
   CHECK(s.at("jobs_waited") == 1);
@@ -145,5 +145,5 @@ TEST_CASE("tree: a job started by backfill is placed by the tree, not first fit"
   CHECK(r->start(2) == 1000);
   CHECK(r->start(3) < 1000);
   CHECK(r->nodes(3) == std::vector<std::string>{"n003", "n004"});
-  CHECK(r->extras(3).at(3) == "1");  // one leaf
+  CHECK(r->extras(3).at(4) == "1");  // one leaf
 }
