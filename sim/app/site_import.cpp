@@ -1,8 +1,6 @@
 #include "sim/app/site_import.hpp"
 
-#include <cctype>
 #include <filesystem>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -25,49 +23,13 @@ std::string relative_to(const std::string& path, const std::string& dir) {
   return rel.empty() ? p.string() : rel.string();
 }
 
-// "gpu012" -> {"gpu", 12}; nothing unless the name ends in exactly three digits after a prefix.
-std::optional<std::pair<std::string, int>> split_numbered(const std::string& name) {
-  if (name.size() < 4) return std::nullopt;
-  const std::string digits = name.substr(name.size() - 3), prefix = name.substr(0, name.size() - 3);
-  for (char c : digits)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-  if (std::isdigit(static_cast<unsigned char>(prefix.back()))) return std::nullopt;
-  return std::make_pair(prefix, std::stoi(digits));
-}
-
 }  // namespace
 
-std::optional<json> cluster_block_for(const slurm::SlurmConfig& conf, const std::string& conf_file) {
-  const ClusterConfig c = slurm::cluster_from_conf(conf);
-  if (c.nodes() == 0) return std::nullopt;
-  json groups = json::array();
-  std::map<std::string, size_t> group_of;  // prefix -> index in groups
-  for (size_t n = 0; n < c.nodes(); ++n) {
-    const std::string& name = c.node_names[n];
-    const auto why = [&](const std::string& what) {
-      return InputError(conf_file, "",
-                        fmt::format("node {} {}; expected GPU nodes named PREFIX001, PREFIX002, ... in order with the same "
-                                    "GPUs per prefix (a scenario cluster block cannot name other nodes yet)",
-                                    name, what));
-    };
-    if (c.node_gpus[n] <= 0) throw why("has no GPUs (Gres=gpu:N)");
-    const auto parts = split_numbered(name);
-    if (!parts) throw why("is not named PREFIX followed by three digits");
-    auto it = group_of.find(parts->first);
-    if (it == group_of.end()) {
-      if (parts->second != 1) throw why("does not start its prefix at 001");
-      group_of.emplace(parts->first, groups.size());
-      groups.push_back({{"prefix", parts->first}, {"count", 1}, {"gpus_per_node", c.node_gpus[n]}});
-      continue;
-    }
-    json& g = groups[it->second];
-    if (it->second + 1 != groups.size() || parts->second != g["count"].get<int>() + 1) throw why("does not follow the previous node of its prefix");
-    if (g["gpus_per_node"].get<int>() != c.node_gpus[n]) throw why("has other GPUs than the earlier nodes of its prefix");
-    g["count"] = g["count"].get<int>() + 1;
-  }
-  if (groups.size() == 1)
-    return json{{"nodes", groups[0]["count"]}, {"gpus_per_node", groups[0]["gpus_per_node"]}, {"node_prefix", groups[0]["prefix"]}};
-  return json{{"node_groups", groups}};
+// The cluster is built from slurm.conf's NodeName lines by the model (the scenario writes no
+// cluster block), so a site's own node names and CPU-only nodes reach the replay as they are.
+void require_nodes(const slurm::SlurmConfig& conf, const std::string& conf_file) {
+  if (slurm::cluster_from_conf(conf).nodes() == 0)
+    throw InputError(conf_file, "", "slurm.conf defines no node (no NodeName line); expected the site's nodes");
 }
 
 json site_scenario(const SiteFiles& f, const std::string& scenario_dir) {
@@ -86,7 +48,7 @@ json site_scenario(const SiteFiles& f, const std::string& scenario_dir) {
   } else {
     doc["description"] = fmt::format("The site's own {} (written by floorsim site import); add a workload.", what);
   }
-  if (auto block = cluster_block_for(conf, f.slurm_conf)) doc["cluster"] = *block;
+  require_nodes(conf, f.slurm_conf);
   json sched = {{"type", "slurm"}, {"slurm_conf", relative_to(f.slurm_conf, scenario_dir)}};
   if (!f.dump.empty()) sched["sacctmgr_dump"] = relative_to(f.dump, scenario_dir);
   doc["scheduler"] = sched;

@@ -19,12 +19,9 @@ struct SiteFiles {
   std::string from, to;       // wall-clock window of the sacct dump ("" = its start / end)
 };
 
-// The scenario's "cluster" block for the nodes of slurm.conf, as node groups named
-// PREFIX001, PREFIX002, ... (what a cluster block can say). Throws InputError naming the
-// slurm.conf when its nodes cannot be written so (other names, CPU-only nodes); nothing when
-// slurm.conf has no NodeName lines. The one place to change when the cluster comes from
-// slurm.conf itself: then no block is written.
-std::optional<nlohmann::json> cluster_block_for(const slurm::SlurmConfig& conf, const std::string& conf_file);
+// Refuses (InputError naming the file) a slurm.conf without NodeName lines: a replay needs the
+// site's nodes, and the scenario takes them from slurm.conf (no cluster block is written).
+void require_nodes(const slurm::SlurmConfig& conf, const std::string& conf_file);
 
 // The scenario document for `f`, its paths relative to `scenario_dir` (as scenario paths
 // resolve). Reads slurm.conf and the dump (errors name them). Pure otherwise.

@@ -37,7 +37,7 @@ d = json.load(open(sys.argv[1]))
 s, t = d["scheduler"], d["workload"]["trace"]
 assert s["type"] == "slurm" and s["slurm_conf"] == "../../site/slurm.conf" and s["sacctmgr_dump"] == "../../site/sacctmgr.dump", s
 assert t == {"path": "../../site/sacct.log", "format": "sacct", "from": "2026-03-02T08:00:00", "to": "2026-03-02T20:00:00"}, t
-assert d["cluster"] == {"nodes": 6, "gpus_per_node": 4, "node_prefix": "gpu"}, d["cluster"]
+assert "cluster" not in d, d["cluster"]  # the nodes come from slurm.conf
 assert d["name"] == "kestrel"
 PY
 "$FS" validate scen/day.json -q 2> /dev/null || fail "validate refused the imported scenario"
@@ -74,9 +74,13 @@ refused "or --force to replace it" site import "${SITE[@]}" "${WIN[@]}" -o scen/
 cmp -s scen/day.json "$T/day.before" || fail "a refused import changed scen/day.json"
 "$FS" site import "${SITE[@]}" "${WIN[@]}" -o scen/day.json --force > /dev/null 2>&1 || fail "--force did not replace scen/day.json"
 refused "is, holds or lies in an input\|input" site import "${SITE[@]}" -o ../site/sacct.log --force
-# A node a cluster block cannot name (until the cluster is built from slurm.conf itself).
+# A site's own node names (not PREFIX001...) reach the replay: the cluster comes from slurm.conf.
 sed 's/^NodeName=gpu\[001-006\]/NodeName=n[1-6]/; s/Nodes=gpu\[001-006\]/Nodes=n[1-6]/' ../site/slurm.conf > odd.conf
-refused "node n1 is not named PREFIX followed by three digits" site import --slurm-conf odd.conf -o scen/x.json
+"$FS" site import --slurm-conf odd.conf --sacct ../site/sacct.log "${WIN[@]}" -o scen/odd.json > /dev/null 2>&1 || fail "import refused nodes n[1-6]"
+"$FS" run scen/odd.json --out out-odd -q 2> /dev/null || fail "run refused the n[1-6] scenario"
+grep -q ',n[1-6]' out-odd/jobs.csv || grep -q 'n\[' out-odd/jobs.csv || fail "jobs.csv does not name nodes n1..n6"
+grep -v '^NodeName\|^PartitionName' ../site/slurm.conf > nonodes.conf
+refused "defines no node" site import --slurm-conf nonodes.conf -o scen/x.json
 
 # 3. validate opens every file a scenario names, and reads it with its reader.
 for key in slurm_conf sacctmgr_dump; do
