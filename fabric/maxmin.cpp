@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -61,18 +63,45 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
     for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i)
       lf_flows_[lf_fill_[link_pos_[s.flow_links[i]]]++] = f;
 
-  live_.resize(nt);
-  std::iota(live_.begin(), live_.end(), 0u);
-  while (!live_.empty()) {
-    ++rounds_;
-    double m = std::numeric_limits<double>::infinity();
-    for (uint32_t k : live_) {
-      share_[k] = remaining_[k] / unfrozen_[k];
-      if (share_[k] < m) m = share_[k];
+  // The smallest share by a min-heap of (share, position), refreshed only for the links whose
+  // counters a freeze changed: the same rounds as scanning every live link each round (shares
+  // are recomputed by the same formula; a round takes every link at the minimum, in position
+  // order), without the scan.
+  // live_ holds the round marks and next_live_ the links a round changed.
+  using Entry = std::pair<double, uint32_t>;
+  std::vector<Entry> heap_;
+  heap_.reserve(nt);
+  auto& mark_ = live_;
+  auto& changed_ = next_live_;
+  for (uint32_t k = 0; k < nt; ++k) {
+    share_[k] = remaining_[k] / unfrozen_[k];
+    heap_.push_back({share_[k], k});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+  mark_.assign(nt, 0);
+  uint32_t epoch = 0;
+  auto valid = [&](const Entry& e) { return unfrozen_[e.second] > 0 && e.first == share_[e.second]; };
+  while (!heap_.empty()) {
+    if (!valid(heap_.front())) {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+      heap_.pop_back();
+      continue;
     }
+    ++rounds_;
+    ++epoch;
+    const double m = heap_.front().first;
     hit_.clear();
-    for (uint32_t k : live_)
-      if (share_[k] == m) hit_.push_back(k);
+    while (!heap_.empty() && heap_.front().first == m) {
+      const Entry e = heap_.front();
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+      heap_.pop_back();
+      if (valid(e) && mark_[e.second] != epoch) {
+        mark_[e.second] = epoch;
+        hit_.push_back(e.second);
+      }
+    }
+    ++epoch;  // marks below: links whose share changed this round
+    changed_.clear();
     for (uint32_t k : hit_) {
       for (uint32_t i = lf_off_[k]; i < lf_off_[k + 1]; ++i) {
         const uint32_t f = lf_flows_[i];
@@ -84,13 +113,19 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
           const uint32_t pk = link_pos_[s.flow_links[j]];
           remaining_[pk] -= m;
           unfrozen_[pk] -= 1;
+          if (mark_[pk] != epoch) {
+            mark_[pk] = epoch;
+            changed_.push_back(pk);
+          }
         }
       }
     }
-    next_live_.clear();
-    for (uint32_t k : live_)
-      if (unfrozen_[k] > 0) next_live_.push_back(k);
-    live_.swap(next_live_);
+    for (uint32_t pk : changed_) {
+      if (unfrozen_[pk] <= 0) continue;
+      share_[pk] = remaining_[pk] / unfrozen_[pk];
+      heap_.push_back({share_[pk], pk});
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+    }
   }
   for (uint32_t l : touched_) link_pos_[l] = kNone;  // reset only what we touched
 }
