@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "fabric/maxmin.hpp"
+#include "sim/core/io.hpp"
 #include "fabric/signoff.hpp"
 #include "fabric/routing.hpp"
 #include "fabric/topology.hpp"
@@ -94,6 +97,24 @@ int main() {
       std::sort(v.begin(), v.end());
       std::printf("  k=%-3u %-6s %.3g / %.3g / %.3g\n", k, routing_name(m), v.front(), v[v.size() / 2], v.back());
     }
+  }
+  // The sign-off pack (examples/fabric/k8_quant.json: five profiles, four degraded cases run
+  // rerouted and static, jobs) at k = 16..64; the routing comparison and the worst-failure
+  // search off, as a large pack runs them only when asked.
+  std::printf("\nsign-off pack, examples/fabric/k8_quant.json at radix k (routing comparison and worst-failure search off)\n");
+  const std::string path = std::string(FLOORSIM_SOURCE_DIR) + "/examples/fabric/k8_quant.json";
+  nlohmann::json doc = nlohmann::json::parse(floorsim::io::read_file(path));
+  doc["worst_failure"]["enabled"] = false;
+  doc["routing"]["compare"] = false;
+  for (uint32_t k : {16u, 32u, 48u, 64u}) {
+    doc["topology"]["k"] = k;
+    doc["full_scale_hosts"] = k * k * k / 4;
+    const auto t0 = Clock::now();
+    const auto sc = parse_fabric_scenario(doc, path);
+    const auto pack = run_signoff_pack(sc);
+    std::printf("  k=%-3u %6llu hosts  %7.2f s  (permutation slowest %.6g s, flows.csv %zu bytes)\n", k,
+                static_cast<unsigned long long>(sc.topology.hosts()), seconds_since(t0),
+                pack.pack["traffic"][0]["results"]["dmodk"]["slowest_s"].get<double>(), pack.flows_csv.size());
   }
   return 0;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <utility>
 #include <limits>
 #include <numeric>
 #include <stdexcept>
@@ -22,6 +24,7 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
   if (rates.size() < s.flows()) rates.resize(s.flows());
   if (link_pos_.size() < s.links()) link_pos_.resize(s.links(), kNone);
   if (frozen_.size() < s.flows()) frozen_.resize(s.flows(), 0);
+  if (frozen_link_.size() < s.flows()) frozen_link_.resize(s.flows(), kNoLink);
   rounds_ = 0;
 
   // Links touched by the active flows, with their unfrozen-flow counts.
@@ -33,6 +36,7 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
     if (b == e) {  // no fabric link: unconstrained
       rates[f] = std::numeric_limits<double>::infinity();
       frozen_[f] = 1;
+      frozen_link_[f] = kNoLink;
       continue;
     }
     for (uint32_t i = b; i < e; ++i) {
@@ -59,40 +63,195 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
     for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i)
       lf_flows_[lf_fill_[link_pos_[s.flow_links[i]]]++] = f;
 
-  live_.resize(nt);
-  std::iota(live_.begin(), live_.end(), 0u);
-  while (!live_.empty()) {
-    ++rounds_;
-    double m = std::numeric_limits<double>::infinity();
-    for (uint32_t k : live_) {
-      share_[k] = remaining_[k] / unfrozen_[k];
-      if (share_[k] < m) m = share_[k];
+  // The smallest share by a min-heap of (share, position), refreshed only for the links whose
+  // counters a freeze changed: the same rounds as scanning every live link each round (shares
+  // are recomputed by the same formula; a round takes every link at the minimum, in position
+  // order), without the scan.
+  // live_ holds the round marks and next_live_ the links a round changed.
+  using Entry = std::pair<double, uint32_t>;
+  std::vector<Entry> heap_;
+  heap_.reserve(nt);
+  auto& mark_ = live_;
+  auto& changed_ = next_live_;
+  for (uint32_t k = 0; k < nt; ++k) {
+    share_[k] = remaining_[k] / unfrozen_[k];
+    heap_.push_back({share_[k], k});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+  mark_.assign(nt, 0);
+  uint32_t epoch = 0;
+  auto valid = [&](const Entry& e) { return unfrozen_[e.second] > 0 && e.first == share_[e.second]; };
+  while (!heap_.empty()) {
+    if (!valid(heap_.front())) {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+      heap_.pop_back();
+      continue;
     }
+    ++rounds_;
+    ++epoch;
+    const double m = heap_.front().first;
     hit_.clear();
-    for (uint32_t k : live_)
-      if (share_[k] == m) hit_.push_back(k);
+    while (!heap_.empty() && heap_.front().first == m) {
+      const Entry e = heap_.front();
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+      heap_.pop_back();
+      if (valid(e) && mark_[e.second] != epoch) {
+        mark_[e.second] = epoch;
+        hit_.push_back(e.second);
+      }
+    }
+    ++epoch;  // marks below: links whose share changed this round
+    changed_.clear();
     for (uint32_t k : hit_) {
       for (uint32_t i = lf_off_[k]; i < lf_off_[k + 1]; ++i) {
         const uint32_t f = lf_flows_[i];
         if (frozen_[f]) continue;
         frozen_[f] = 1;
+        frozen_link_[f] = touched_[k];
         rates[f] = m;
         for (uint32_t j = s.flow_offsets[f]; j < s.flow_offsets[f + 1]; ++j) {
           const uint32_t pk = link_pos_[s.flow_links[j]];
           remaining_[pk] -= m;
           unfrozen_[pk] -= 1;
+          if (mark_[pk] != epoch) {
+            mark_[pk] = epoch;
+            changed_.push_back(pk);
+          }
         }
       }
     }
-    next_live_.clear();
-    for (uint32_t k : live_)
-      if (unfrozen_[k] > 0) next_live_.push_back(k);
-    live_.swap(next_live_);
+    for (uint32_t pk : changed_) {
+      if (unfrozen_[pk] <= 0) continue;
+      share_[pk] = remaining_[pk] / unfrozen_[pk];
+      heap_.push_back({share_[pk], pk});
+      std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+    }
   }
   for (uint32_t l : touched_) link_pos_[l] = kNone;  // reset only what we touched
 }
 
-Completion complete(const FlowSet& s, MaxMinSolver& solver) {
+namespace {
+
+// Per-step bookkeeping of a CompletionTrace: link loads of this step, and each flow's current
+// and longest stretch under one bottleneck.
+class Tracer {
+ public:
+  Tracer(const FlowSet& s, CompletionTrace* t) : s_(s), t_(t) {
+    if (!t_) return;
+    t_->link_peak_bytes_per_s.assign(s.links(), 0);
+    t_->link_saturated_s.assign(s.links(), 0);
+    t_->flow_bottleneck.assign(s.flows(), MaxMinSolver::kNoLink);
+    load_.assign(s.links(), 0);
+    cur_link_.assign(s.flows(), MaxMinSolver::kNoLink);
+    cur_s_.assign(s.flows(), 0);
+    best_s_.assign(s.flows(), -1);
+  }
+  void step(const std::vector<uint32_t>& active, const std::vector<double>& rates, const MaxMinSolver& solver,
+            double dt) {
+    if (!t_) return;
+    used_.clear();
+    for (uint32_t f : active) {
+      const uint32_t bl = solver.limiting_link(f);
+      cur_s_[f] = bl == cur_link_[f] ? cur_s_[f] + dt : dt;
+      cur_link_[f] = bl;
+      if (cur_s_[f] > best_s_[f]) {
+        best_s_[f] = cur_s_[f];
+        t_->flow_bottleneck[f] = bl;
+      }
+      if (std::isinf(rates[f])) continue;
+      for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) {
+        const uint32_t l = s_.flow_links[i];
+        if (load_[l] == 0) used_.push_back(l);
+        load_[l] += rates[f];
+      }
+    }
+    for (uint32_t l : used_) {
+      t_->link_peak_bytes_per_s[l] = std::max(t_->link_peak_bytes_per_s[l], load_[l]);
+      if (load_[l] >= s_.link_capacity_bytes_per_s[l] * (1 - 1e-9)) t_->link_saturated_s[l] += dt;
+      load_[l] = 0;
+    }
+  }
+
+ private:
+  const FlowSet& s_;
+  CompletionTrace* t_;
+  std::vector<double> load_, cur_s_, best_s_;
+  std::vector<uint32_t> used_, cur_link_;
+};
+
+// The active flows on each link, kept as flows arrive and depart, so that an event re-solves
+// only the flows it can affect: the connected component(s), through shared links, of the
+// flows that arrived and of the links that departing flows left. Max-min rates of one
+// component do not depend on any other (progressive filling freezes a component's links at
+// its own shares, and every flow frozen in one round is subtracted at the same rate), so the
+// rates are bit for bit those of a solve over every active flow.
+class LinkFlows {
+ public:
+  explicit LinkFlows(const FlowSet& s)
+      : s_(s), on_link_(s.links()), pos_(s.flow_links.size()), owner_(s.flow_links.size()),
+        link_seen_(s.links(), 0), flow_seen_(s.flows(), 0) {
+    for (uint32_t f = 0; f < s.flows(); ++f)
+      for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i) owner_[i] = f;
+  }
+  void add(uint32_t f) {
+    for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) {
+      auto& v = on_link_[s_.flow_links[i]];
+      pos_[i] = static_cast<uint32_t>(v.size());
+      v.push_back(i);
+    }
+    seed_flows_.push_back(f);
+  }
+  void remove(uint32_t f) {
+    for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) {
+      const uint32_t l = s_.flow_links[i];
+      auto& v = on_link_[l];
+      const uint32_t moved = v.back();
+      v[pos_[i]] = moved;
+      pos_[moved] = pos_[i];
+      v.pop_back();
+      seed_links_.push_back(l);
+    }
+  }
+  // The active flows that the arrivals and departures since the last call can affect.
+  const std::vector<uint32_t>& affected() {
+    ++epoch_;
+    out_.clear();
+    stack_.clear();
+    for (uint32_t f : seed_flows_) visit_flow(f);
+    for (uint32_t l : seed_links_) visit_link(l);
+    while (!stack_.empty()) {
+      const uint32_t l = stack_.back();
+      stack_.pop_back();
+      for (uint32_t i : on_link_[l]) visit_flow(owner_[i]);
+    }
+    seed_flows_.clear();
+    seed_links_.clear();
+    return out_;
+  }
+
+ private:
+  void visit_link(uint32_t l) {
+    if (link_seen_[l] == epoch_) return;
+    link_seen_[l] = epoch_;
+    stack_.push_back(l);
+  }
+  void visit_flow(uint32_t f) {
+    if (flow_seen_[f] == epoch_) return;
+    flow_seen_[f] = epoch_;
+    out_.push_back(f);
+    for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) visit_link(s_.flow_links[i]);
+  }
+  const FlowSet& s_;
+  std::vector<std::vector<uint32_t>> on_link_;  // by link: occurrence indices into flow_links
+  std::vector<uint32_t> pos_, owner_;           // by occurrence: slot in on_link_, flow
+  std::vector<uint32_t> link_seen_, flow_seen_;
+  uint32_t epoch_ = 0;
+  std::vector<uint32_t> seed_flows_, seed_links_, out_, stack_;
+};
+
+}  // namespace
+
+Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* trace, bool incremental) {
   const size_t n = s.flows();
   Completion c;
   c.finish_s.assign(n, 0);
@@ -107,23 +266,31 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver) {
   std::vector<double> rates(n, 0);
   std::vector<uint32_t> active, still;
   size_t next = 0;
+  Tracer tracer(s, trace);
+  LinkFlows lf(s);
   double t = start(order[0]);
   c.first_s = t;
   while (next < n || !active.empty()) {
     if (active.empty()) t = std::max(t, start(order[next]));
     while (next < n && start(order[next]) <= t) {
       const uint32_t f = order[next++];
-      if (rem[f] <= 0) c.finish_s[f] = t;  // empty flow: done on arrival
-      else active.push_back(f);
+      if (rem[f] <= 0) {
+        c.finish_s[f] = t;  // empty flow: done on arrival
+      } else {
+        active.push_back(f);
+        lf.add(f);
+      }
     }
     if (active.empty()) continue;
-    solver.solve(s, active, rates);
+    const auto& affected = lf.affected();
+    solver.solve(s, incremental ? std::span<const uint32_t>(affected) : std::span<const uint32_t>(active), rates);
     ++c.solves;
     double dt = std::numeric_limits<double>::infinity();
     for (uint32_t f : active) dt = std::min(dt, rem[f] / rates[f]);
     const bool arrival_first = next < n && start(order[next]) < t + dt;
     const double t_next = arrival_first ? start(order[next]) : t + dt;
     const double step = t_next - t;
+    tracer.step(active, rates, solver, step);
     still.clear();
     for (uint32_t f : active) {
       const double r = rates[f];
@@ -133,6 +300,7 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver) {
       if (done) {
         rem[f] = 0;
         c.finish_s[f] = t_next;
+        lf.remove(f);
       } else {
         rem[f] -= moved;
         still.push_back(f);

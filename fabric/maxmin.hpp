@@ -28,6 +28,10 @@ class MaxMinSolver {
   // All flows of s.
   void solve(const FlowSet& s, std::vector<double>& rates);
   uint32_t last_rounds() const { return rounds_; }
+  // The link whose share froze flow f in the last solve (its bottleneck), kNoLink for a flow
+  // with no link.
+  static constexpr uint32_t kNoLink = ~0u;
+  uint32_t limiting_link(uint32_t f) const { return frozen_link_[f]; }
 
  private:
   std::vector<uint32_t> all_;          // 0..n-1 for solve(s, rates)
@@ -39,11 +43,13 @@ class MaxMinSolver {
   std::vector<uint32_t> lf_off_, lf_flows_, lf_fill_;  // touched link -> active flows (CSR)
   std::vector<uint32_t> live_, next_live_, hit_;       // touched positions still in play
   std::vector<uint8_t> frozen_;        // by flow index
+  std::vector<uint32_t> frozen_link_;  // by flow index: the link that froze it
   uint32_t rounds_ = 0;
 };
 
 // Completion times with arrivals (flow_start_s) and departures: rates re-solved at each
-// arrival and departure (spec §3). Flows finishing within 1e-12 relative of the same instant
+// arrival and departure, for the flows the event can affect (those sharing links, directly or
+// through other flows, with the flows that arrived or departed). Flows finishing within 1e-12 relative of the same instant
 // depart together.
 struct Completion {
   std::vector<double> finish_s;         // by flow
@@ -51,7 +57,15 @@ struct Completion {
   double first_s = 0, makespan_s = 0;   // first arrival, last departure
   uint32_t solves = 0;
 };
-Completion complete(const FlowSet& s, MaxMinSolver& solver);
+// What complete() can record besides finish times (for flows.csv and links.csv).
+struct CompletionTrace {
+  std::vector<double> link_peak_bytes_per_s;  // by link: the most it carried at any time
+  std::vector<double> link_saturated_s;       // by link: time it was full (a bottleneck)
+  std::vector<uint32_t> flow_bottleneck;      // by flow: the link that limited it longest
+};
+// incremental = false re-solves every active flow at each event (the reference the
+// incremental path is tested against: same rates, bit for bit).
+Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* trace = nullptr, bool incremental = true);
 
 // Summary of completion durations (finish - start): p99 is nearest-rank.
 struct DurationStats {

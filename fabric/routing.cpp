@@ -92,12 +92,14 @@ uint32_t lca_level(const Topology& t, uint64_t src, uint64_t dst) {
   return L;
 }
 
-std::vector<uint32_t> dmodk_ports(const Topology& t, uint64_t dst, uint32_t L) {
+std::vector<uint32_t> dmodk_ports(const Topology& t, const RoutingOptions& o, uint64_t dst, uint32_t L) {
   std::vector<uint32_t> ports(L);
+  const uint64_t d = o.lid_rank.empty() ? dst : o.lid_rank[dst];
   uint64_t div = 1;  // prod_{i<level} w_i p_i
   for (uint32_t lb = 0; lb < L; ++lb) {
-    const uint32_t W = t.ports_up(lb);
-    ports[lb] = static_cast<uint32_t>((dst / div) % W);
+    const uint32_t W = t.ports_up(lb), w = t.x.w[lb], p = t.x.p[lb];
+    const auto r = static_cast<uint32_t>((d / div) % W);
+    ports[lb] = o.cables == CableOrder::ParentsFirst ? (r % w) * p + r / w : r;
     div *= W;
   }
   return ports;
@@ -130,7 +132,7 @@ bool route_one(const Topology& t, const FailureSet& f, const RoutingOptions& o, 
   if (L == 0) return true;
   std::array<uint32_t, kMaxLevels> ports{};
   if (o.mode == RoutingMode::DModK) {
-    const auto pref = dmodk_ports(t, dst, L);
+    const auto pref = dmodk_ports(t, o, dst, L);
     if (!o.adapt) {  // static: the healthy route or nothing
       const size_t first = out.size();
       path_links(t, src, dst, pref, out);
@@ -175,10 +177,31 @@ RoutedFlows route_all(const Topology& t, const FailureSet& f, const RoutingOptio
   s.link_tier = t.link_tier;
   s.flow_offsets.push_back(0);
   r.demand_routed.assign(demands.size(), 0);
+  // Closes the flow whose links were just appended to s.flow_links.
+  auto close_flow = [&](size_t di, double bytes) {
+    s.flow_offsets.push_back(static_cast<uint32_t>(s.flow_links.size()));
+    s.flow_size_bytes.push_back(bytes);
+    s.flow_start_s.push_back(demands[di].start_s);
+    r.flow_demand.push_back(static_cast<uint32_t>(di));
+    r.demand_routed[di] = 1;
+  };
   std::vector<uint32_t> links;
   for (size_t di = 0; di < demands.size(); ++di) {
     const auto& d = demands[di];
     if (d.src >= t.hosts() || d.dst >= t.hosts()) throw std::invalid_argument("demand names a host outside the fabric");
+    if (!d.ports.empty()) {  // a given path: kept, or disconnected when it crosses a dead link
+      const size_t first = s.flow_links.size();
+      path_links(t, d.src, d.dst, d.ports, s.flow_links);
+      bool live = true;
+      for (size_t i = first; i < s.flow_links.size(); ++i) live = live && !f.dead(s.flow_links[i]);
+      if (!live) {
+        s.flow_links.resize(first);
+        ++r.disconnected;
+        continue;
+      }
+      close_flow(di, d.bytes);
+      continue;
+    }
     if (o.mode == RoutingMode::Split && d.src != d.dst) {
       const auto paths = live_paths(t, f, d.src, d.dst);
       if (paths.empty()) {
@@ -187,12 +210,8 @@ RoutedFlows route_all(const Topology& t, const FailureSet& f, const RoutingOptio
       }
       for (const auto& p : paths) {
         path_links(t, d.src, d.dst, p, s.flow_links);
-        s.flow_offsets.push_back(static_cast<uint32_t>(s.flow_links.size()));
-        s.flow_size_bytes.push_back(d.bytes / static_cast<double>(paths.size()));
-        s.flow_start_s.push_back(d.start_s);
-        r.flow_demand.push_back(static_cast<uint32_t>(di));
+        close_flow(di, d.bytes / static_cast<double>(paths.size()));
       }
-      r.demand_routed[di] = 1;
       continue;
     }
     links.clear();
@@ -201,11 +220,7 @@ RoutedFlows route_all(const Topology& t, const FailureSet& f, const RoutingOptio
       continue;
     }
     s.flow_links.insert(s.flow_links.end(), links.begin(), links.end());
-    s.flow_offsets.push_back(static_cast<uint32_t>(s.flow_links.size()));
-    s.flow_size_bytes.push_back(d.bytes);
-    s.flow_start_s.push_back(d.start_s);
-    r.flow_demand.push_back(static_cast<uint32_t>(di));
-    r.demand_routed[di] = 1;
+    close_flow(di, d.bytes);
   }
   return r;
 }

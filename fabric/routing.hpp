@@ -5,8 +5,16 @@
 // the same parallel-link index as on the way up).
 //
 // Modes (the scenario chooses; spec §2):
-//   dmodk  static destination-mod-K, as OpenSM's ftree / SimGrid FAT_TREE: up-port at level L =
-//          (d / prod_{i<L} w_i*p_i) mod (w_L*p_L), d = destination host index.
+//   dmodk  static destination-mod-K (Zahavi 2010), as OpenSM's ftree routing engine assigns
+//          routes: digit r at level L = (d / prod_{i<L} w_i*p_i) mod (w_L*p_L), d = the
+//          destination's rank in LID order (RoutingOptions::lid_rank; default: host index =
+//          LID order, i.e. hosts numbered in the order the subnet manager assigns LIDs).
+//          With parallel cables (p_L > 1) r goes to parents first, then cables: parent r mod w_L,
+//          cable r / w_L -- ftree takes the least-loaded port group (the parent switch) for each
+//          destination in LID order, then the least-loaded port in it; SimGrid's FAT_TREE
+//          up-route numbers ports the same way. CableOrder::CablesFirst (parent r / p_L, cable
+//          r mod p_L) is the older assignment, kept to reproduce it. With one cable per parent
+//          both are the same and match SimGrid FAT_TREE exactly.
 //   ecmp   hash ECMP: one path per flow, up-port at each level from a hash of
 //          (src, dst, flow id, seed, level) (splitmix64; stable across platforms).
 //   split  ideal split: each flow becomes equal sub-flows, one per live shortest path, each
@@ -48,12 +56,20 @@ struct Demand {
   // the same flow is routed in different lists (alone vs with other jobs) so it keeps its path.
   static constexpr uint64_t kAutoId = ~0ull;
   uint64_t flow_id = kAutoId;
+  // A path given with the flow (explicit flow sets): the up-port at each level 1..L (L = the
+  // LCA level), as path_links takes them. Empty = routed by the mode. A given path is kept as
+  // it is: over a dead link the flow is disconnected (no failover, any mode).
+  std::vector<uint32_t> ports{};
 };
+
+enum class CableOrder { ParentsFirst, CablesFirst };
 
 struct RoutingOptions {
   RoutingMode mode = RoutingMode::DModK;
   uint64_t seed = 1;
   bool adapt = true;  // false: no failover/re-hash; a flow over a dead link is disconnected
+  CableOrder cables = CableOrder::ParentsFirst;  // D-mod-K with parallel cables
+  std::vector<uint32_t> lid_rank{};  // by host: its rank in LID order (D-mod-K's d); empty = host index
 };
 
 // Demands routed into the solver's flat problem. In split mode one demand becomes several
@@ -70,8 +86,9 @@ struct RoutedFlows {
 // Lowest common ancestor level of two hosts (0 when equal).
 uint32_t lca_level(const Topology& t, uint64_t src, uint64_t dst);
 
-// The D-mod-K up-ports for destination d, levels 1..L (healthy fabric).
-std::vector<uint32_t> dmodk_ports(const Topology& t, uint64_t dst, uint32_t L);
+// The D-mod-K up-ports for destination host dst, levels 1..L (healthy fabric), as port
+// numbers (parent * p + cable).
+std::vector<uint32_t> dmodk_ports(const Topology& t, const RoutingOptions& o, uint64_t dst, uint32_t L);
 
 // Appends the directed link ids of the path given by up-ports (size L) to `out`.
 void path_links(const Topology& t, uint64_t src, uint64_t dst, std::span<const uint32_t> ports,

@@ -502,7 +502,7 @@ std::vector<json> fabric_lines(const SweepSpec& s, const std::vector<size_t>& in
     for (size_t k = 0; k < indices.size(); ++k) {
       const auto& fsn = pts[k].scenario;
       for_each_case(fsn, [&](const fabric::NamedTraffic& tr, const std::string& cname, const fabric::FailureSet& f) {
-        const auto demands = fabric::make_traffic(fsn.topology, tr.spec);
+        const auto demands = fabric::profile_demands(fsn.topology, tr);
         const auto r = fabric::run_traffic(fsn.topology, f, fsn.routing, demands);
         metrics[k]["traffic"][tr.name][cname] = case_metrics(r.completion, r.demands, r.flows, r.disconnected);
         if (tr.name != pts[k].runtime_traffic) return;
@@ -530,7 +530,7 @@ std::vector<json> fabric_lines(const SweepSpec& s, const std::vector<size_t>& in
     for (size_t k = 0; k < indices.size(); ++k) {
       const auto& fsn = pts[k].scenario;
       for_each_case(fsn, [&](const fabric::NamedTraffic& tr, const std::string& cname, const fabric::FailureSet& f) {
-        Ref r{k, tr.name, cname, fabric::make_traffic(fsn.topology, tr.spec), {}, {}, 0};
+        Ref r{k, tr.name, cname, fabric::profile_demands(fsn.topology, tr), {}, {}, 0};
         auto routed = fabric::route_all(fsn.topology, f, fsn.routing, r.demands);
         cb.add(routed.set);
         r.flow_demand = std::move(routed.flow_demand);

@@ -1,8 +1,9 @@
-// `floorsim fabric FABRIC.json --out DIR`: the fabric sign-off pack (signoff.md + signoff.json),
+// `floorsim fabric FABRIC.json --out DIR`: the fabric sign-off pack (signoff.md, signoff.json, flows.csv, links.csv),
 // written atomically. The work is done in fabric/ (signoff.hpp), which test_fabric covers; this
 // file maps flags onto the scenario.
 #include <iostream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "fabric/signoff.hpp"
@@ -55,15 +56,32 @@ int verb_fabric(const Args& args) {
     scenario.resolved["routing"]["mode"] = routing;
   }
   const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "fabric", force, {{input, false}}});
-  const nlohmann::json pack = fabric::run_signoff(scenario);
+  // The command as given, for the pack's provenance (arguments with spaces or quotes single-quoted).
+  std::string command = "floorsim fabric";
+  for (const auto& a : args) {
+    if (a.find_first_of(" \t'\"$") == std::string::npos) {
+      command += " " + a;
+      continue;
+    }
+    command += " '";
+    for (char c : a) command += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    command += "'";
+  }
+  const fabric::SignoffPack result = fabric::run_signoff_pack(scenario, command);
+  const nlohmann::json& pack = result.pack;
   io::OutputDir dir(target);
   dir.write("signoff.json", pack.dump(2) + "\n");
   dir.write("signoff.md", fabric::signoff_markdown(pack));
+  dir.write("flows.csv", result.flows_csv);
+  dir.write("links.csv", result.links_csv);
   dir.commit();
-  std::cerr << "floorsim: fabric: wrote " << out << "/signoff.md and signoff.json (slowest flow of "
+  const auto& first = pack["traffic"][0]["results"][fabric::routing_name(scenario.routing.mode)];
+  std::cerr << "floorsim: fabric: wrote " << out << "/signoff.md, signoff.json, flows.csv and links.csv (slowest flow of "
             << pack["traffic"][0]["name"].get<std::string>() << ": "
-            << pack["traffic"][0]["results"][fabric::routing_name(scenario.routing.mode)]["slowest_s"].get<double>()
-            << " s)\n";
+            << (!first.contains("slowest_s")       ? std::string("skipped")
+                : first["slowest_s"].is_null() ? std::string("never, flows cut off")
+                                               : fmt::format("{:.4g} s", first["slowest_s"].get<double>()))
+            << ")\n";
   return kExitOk;
 }
 

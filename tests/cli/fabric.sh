@@ -12,16 +12,26 @@ grep -q -- "--routing MODE .*(default: scenario)" <<<"$(tr -s " \n" " " <<<"$hel
 format="$("$FLOORSIM" fabric --format)"
 grep -q "nvlink_domain_gpus" <<<"$format"
 
-"$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --out "$TMP/a" 2>/dev/null
-test -s "$TMP/a/signoff.md"
-test -s "$TMP/a/signoff.json"
-grep -q "## Hop counts per path class" "$TMP/a/signoff.md"
-grep -q "## Degraded fabrics" "$TMP/a/signoff.md"
-grep -q '"reached_full_scale": true' "$TMP/a/signoff.json"
-# Same input, same bytes.
-"$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --out "$TMP/b" 2>/dev/null
-cmp "$TMP/a/signoff.json" "$TMP/b/signoff.json"
-cmp "$TMP/a/signoff.md" "$TMP/b/signoff.md"
+# Same command (the pack records it), run from two directories: same bytes.
+mkdir "$TMP/1" "$TMP/2"
+(cd "$TMP/1" && "$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --out pack 2>/dev/null)
+(cd "$TMP/2" && "$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --out pack 2>/dev/null)
+for f in signoff.json signoff.md flows.csv links.csv; do
+  test -s "$TMP/1/pack/$f"
+  cmp "$TMP/1/pack/$f" "$TMP/2/pack/$f"
+done
+A="$TMP/1/pack"
+grep -q "## Hop counts per path class" "$A/signoff.md"
+grep -q "## Degraded fabrics" "$A/signoff.md"
+grep -q "## Worst single failure" "$A/signoff.md"
+grep -q '"reached_full_scale": true' "$A/signoff.json"
+# Provenance: the command, and the scenario named by its SHA-256.
+grep -q "\"command_line\": \"floorsim fabric $SRC/examples/fabric/k8_quant.json --out pack\"" "$A/signoff.json"
+grep -q "$(sha256sum "$SRC/examples/fabric/k8_quant.json" | cut -d' ' -f1)" "$A/signoff.json"
+# A lost pod's flows never complete: the profile reads "never", not faster than healthy.
+grep -q "| permutation, all hosts | never (" "$A/signoff.md"
+# One flows.csv row per flow of every profile (plus the header).
+test "$(grep -c '^"permutation, all hosts",' "$A/flows.csv")" -eq 128
 
 # QTBS reproduction: pure max-min gives 7 s full, 9 s at tau = 4/3 (spec fabric §5).
 "$FLOORSIM" fabric "$SRC/examples/fabric/qtbs_taper.json" --out "$TMP/q" 2>/dev/null
@@ -31,6 +41,16 @@ grep -q "| tapered 4/3 (tau = 4/3) | \[1.5,1.5\] | 14.22 | all-to-all 1 GB | 9 |
 # Routing override.
 "$FLOORSIM" fabric "$SRC/examples/fabric/k8_quant.json" --routing split --out "$TMP/s" 2>/dev/null
 grep -q '"mode": "split"' "$TMP/s/signoff.json"
+
+# Without full_scale_hosts the pack refuses: "full scale reached" must be about the real fabric.
+sed '/full_scale_hosts/d' "$SRC/examples/fabric/k8_quant.json" > "$TMP/nofull.json"
+set +e
+err="$("$FLOORSIM" fabric "$TMP/nofull.json" --out "$TMP/nofull" 2>&1)"
+rc=$?
+set -e
+test "$rc" -eq 2
+echo "$err" | grep -q "nofull.json:/full_scale_hosts: missing; expected the host count"
+test ! -e "$TMP/nofull"
 
 # Bad input: unknown key -> exit 2, one line with the pointer; no output directory left.
 cat > "$TMP/bad.json" <<'JSON'

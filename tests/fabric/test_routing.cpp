@@ -63,8 +63,8 @@ TEST_CASE("D-mod-K routes on k = 4, checked by hand", "[fabric][routing]") {
         std::vector<std::string>{"host0>L1:0", "L1:0>L2:1", "L2:1>L1:1", "L1:1>host3"});
   // Static: the route depends on the destination only, not the source or flow id.
   CHECK(route_names(t, none, RoutingMode::DModK, 8, 5, 3)[2] == "L2:5>L3:2");
-  CHECK(dmodk_ports(t, 5, 3) == std::vector<uint32_t>{0, 1, 0});
-  CHECK(dmodk_ports(t, 6, 3) == std::vector<uint32_t>{0, 0, 1});
+  CHECK(dmodk_ports(t, {}, 5, 3) == std::vector<uint32_t>{0, 1, 0});
+  CHECK(dmodk_ports(t, {}, 6, 3) == std::vector<uint32_t>{0, 0, 1});
 }
 
 TEST_CASE("D-mod-K failover takes the next live port", "[fabric][routing]") {
@@ -201,17 +201,28 @@ TEST_CASE("placement and other jobs change a job's communication time", "[fabric
 
 TEST_CASE("D-mod-K on a generalized tree with parallel links", "[fabric][routing]") {
   // Leaf-spine XGFT(2; 4,4; 1,2; 1,2): each leaf has 2 spines x 2 parallel links = 4 up-ports.
-  // Up-port at level 2 = (d / (w1 p1)) mod (w2 p2) = d mod 4: parent = port / 2, link = port % 2.
+  // D-mod-K digit at level 2: r = (d / (w1 p1)) mod (w2 p2) = d mod 4. Parents first, as
+  // OpenSM's ftree (least-loaded parent switch, then least-loaded cable) and SimGrid FAT_TREE's
+  // up-route (child port r = parent + cable * w): spine r mod 2, cable r / 2, port = spine*p + cable.
   std::vector<TierSpec> tiers(2, TierSpec{1e9, 0, ""});
   const auto t = build_topology("leaf_spine", leaf_spine(4, 4, 2, 2), tiers);
   CHECK(t.x.paths_at_lca(2) == 4);
   CHECK(live_paths(t, FailureSet{}, 0, 4).size() == 4);
+  RoutingOptions cables_first;
+  cables_first.cables = CableOrder::CablesFirst;
   for (uint32_t d = 4; d < 16; ++d) {
-    CHECK(dmodk_ports(t, d, 2) == std::vector<uint32_t>{0, d % 4});
-    const auto r = route_names(t, FailureSet{}, RoutingMode::DModK, 0, d);
-    REQUIRE(r.size() == 4);
-    CHECK(r[1] == "L1:0>L2:" + std::to_string((d % 4) / 2));
+    const uint32_t r = d % 4;
+    CHECK(dmodk_ports(t, {}, d, 2) == std::vector<uint32_t>{0, (r % 2) * 2 + r / 2});
+    CHECK(dmodk_ports(t, cables_first, d, 2) == std::vector<uint32_t>{0, r});
+    const auto names = route_names(t, FailureSet{}, RoutingMode::DModK, 0, d);
+    REQUIRE(names.size() == 4);
+    CHECK(names[1] == "L1:0>L2:" + std::to_string(r % 2));  // consecutive destinations alternate spines
   }
+  // LID order other than host index: D-mod-K's d is the host's rank.
+  RoutingOptions lid;
+  lid.lid_rank.resize(16);
+  for (uint32_t h = 0; h < 16; ++h) lid.lid_rank[h] = 15 - h;
+  CHECK(dmodk_ports(t, lid, 4, 2) == dmodk_ports(t, {}, 11, 2));
   // Parallel links are distinct directed links: ports 0 and 1 reach the same spine by two cables.
   CHECK(t.link_to[t.link_id(1, 0, 0, 0)] == t.link_to[t.link_id(1, 0, 1, 0)]);
   CHECK(t.link_id(1, 0, 0, 0) != t.link_id(1, 0, 1, 0));
