@@ -4,15 +4,13 @@
 #include <map>
 #include <set>
 
-#include <boost/uuid/detail/sha1.hpp>
 #include <fmt/format.h>
 
+#include "sim/core/build_info.hpp"
 #include "sim/core/io.hpp"
+#include "sim/core/sha256.hpp"
 #include "sim/core/output_guard.hpp"
 
-#ifndef FLOORSIM_COMMIT
-#define FLOORSIM_COMMIT "unknown"
-#endif
 
 namespace floorsim::app::report {
 
@@ -166,23 +164,12 @@ std::vector<std::string> noop_axes(const json& axes, const std::vector<json>& li
   return out;
 }
 
-std::string file_sha1(const std::filesystem::path& p) {
-  const std::string bytes = io::read_file(p);
-  boost::uuids::detail::sha1 h;
-  h.process_bytes(bytes.data(), bytes.size());
-  boost::uuids::detail::sha1::digest_type d;
-  h.get_digest(d);
-  std::string s;
-  for (unsigned w : d) s += fmt::format("{:08x}", w);
-  return s;
-}
-
 std::string footer_html(const std::string& description, const std::vector<std::filesystem::path>& inputs) {
   std::string h = "<footer id=\"footer\" class=\"note\"><hr>\n";
   if (!description.empty()) h += fmt::format("<p>Scenario: {}</p>\n", html_esc(description));
-  h += fmt::format("<p>floorsim {} (commit {}). Inputs (SHA-1):</p>\n<ul>\n", html_esc(io::kVersion), html_esc(FLOORSIM_COMMIT));
+  h += fmt::format("<p>floorsim {} (commit {}). Inputs (SHA-256):</p>\n<ul>\n", html_esc(io::kVersion), html_esc(io::kCommit));
   for (const auto& p : inputs)
-    if (std::filesystem::is_regular_file(p)) h += fmt::format("<li><code>{}</code> {}</li>\n", file_sha1(p), html_esc(p.filename().string()));
+    if (std::filesystem::is_regular_file(p)) h += fmt::format("<li><code>{}</code> {}</li>\n", io::sha256_hex(io::read_file(p)), html_esc(p.filename().string()));
   return h + "</ul></footer>\n";
 }
 

@@ -35,9 +35,8 @@ std::string hmm(double seconds);
 std::vector<std::string> noop_axes(const nlohmann::json& axes, const std::vector<nlohmann::json>& lines,
                                    const std::vector<std::string>& metrics);
 
-// Lower-case hex SHA-1 of a file's bytes.
-std::string file_sha1(const std::filesystem::path& p);
-// <footer id="footer">: the scenario description, floorsim version and commit, and the SHA-1 of
+// <footer id="footer">: the scenario description, floorsim version and commit (io::kCommit, as
+// the fabric sign-off pack names them), and the SHA-256 of
 // each input file that exists.
 std::string footer_html(const std::string& description, const std::vector<std::filesystem::path>& inputs);
 

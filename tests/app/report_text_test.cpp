@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "sim/app/report_text.hpp"
+#include "sim/core/build_info.hpp"
 
 using namespace floorsim::app::report;
 using json = nlohmann::json;
@@ -45,9 +46,14 @@ TEST_CASE("report text: an axis whose values change nothing is a no-op", "[repor
   CHECK(noop_axes(axes, lhs, shown).empty());
 }
 
-TEST_CASE("report text: SHA-1 of an input file", "[report]") {
-  const auto p = std::filesystem::temp_directory_path() / "floorsim_report_sha1.txt";
+TEST_CASE("report text: the footer names version, commit and each input's SHA-256", "[report]") {
+  const auto p = std::filesystem::temp_directory_path() / "floorsim_report_footer.txt";
   std::ofstream(p) << "abc";
-  CHECK(file_sha1(p) == "a9993e364706816aba3e25717850c26c9cd0d89d");
+  const std::string f = footer_html("a night", {p, p.string() + ".absent"});
+  CHECK(f.find("<p>Scenario: a night</p>") != std::string::npos);
+  CHECK(f.find(std::string("commit ") + floorsim::io::kCommit) != std::string::npos);
+  // FIPS 180-4's "abc" example.
+  CHECK(f.find("<code>ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad</code> floorsim_report_footer.txt") != std::string::npos);
+  CHECK(f.find(".absent") == std::string::npos);
   std::filesystem::remove(p);
 }

@@ -4,7 +4,7 @@
 # (Debian's chromium, .ci/setup installs it) and checks the rendered DOM has every chart: an
 # <svg> with the chart's id and title, with drawn content; that each report opens with its
 # summary (question, verdict, key figures in h:mm / % / GPU-hours) and ends with its footer
-# (version, commit, input SHA-1s); that a sweep draws and counts the points with no value and
+# (version, commit, input SHA-256s); that a sweep draws and counts the points with no value and
 # flags an axis that changes nothing. Keeps a screenshot of each report under
 # <build>/report-screenshots/. Skips (exit 77, ctest SKIP_RETURN_CODE) only when no chromium
 # binary exists at all.
@@ -32,7 +32,7 @@ grep -q 'id="chart-sweep-0-utilization"' "$T/qs.html" && grep -q "scheduler (cat
 grep -q '<b>Question:</b>' "$T/run.html" && grep -q '<b>Verdict:</b>' "$T/run.html" || fail "run summary lacks question or verdict"
 grep -q '<td>makespan (h:mm)</td><td>[0-9]*:[0-5][0-9]</td>' "$T/run.html" || fail "makespan not in h:mm"
 grep -q "floorsim $("$FS" --version | awk '{print $2}') (commit " "$T/run.html" || fail "footer lacks the version"
-grep -q "<code>$(sha1sum < "$T/run/metrics.json" | cut -c1-40)</code> metrics.json" "$T/run.html" || fail "footer lacks metrics.json's SHA-1"
+grep -q "<code>$(sha256sum < "$T/run/metrics.json" | cut -c1-64)</code> metrics.json" "$T/run.html" || fail "footer lacks metrics.json SHA-256"
 grep -q '<td>GPU utilization (%)</td>' "$T/sw.html" || fail "sweep summary: utilization not in words and %"
 grep -q 'p99 wait (h:mm) by load' "$T/sw.html" || fail "sweep chart title not in words"
 
