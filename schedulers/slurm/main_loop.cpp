@@ -17,6 +17,7 @@ namespace floorsim::slurm {
 void SlurmModel::start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limit) {
   const JobSpec& js = v.jobs[j];
   placement::take(free_, shares_);
+  res_add(rfree_, shares_, -1);
   out.start(j, shares_);
   charge(j, js, +1);
   if (jresv_[j] != kNoIdx)
@@ -143,6 +144,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   for (JobIdx r : stopped_now_) stopping_[r] = 0;
   stopped_now_.clear();
   free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
+  res_from(rfree_, v);
   if (topo_mode_ != 0) topo_begin(v);
   ends_.clear();
   local_.clear();
