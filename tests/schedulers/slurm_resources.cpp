@@ -115,16 +115,17 @@ TEST_CASE("cons_tres: a mixed partition places CPU-only and GPU jobs by what eac
 }
 
 TEST_CASE("cons_tres: backfill does not start a job whose CPUs are taken", "[slurm][resources]") {
-  // 8 GPUs, 16 CPUs. Job 1 holds 4 GPUs and 12 CPUs until 100. Job 2 (8 GPUs) waits for it
-  // and is planned at 100. Job 3 (2 GPUs, 8 CPUs, ends by 50) would backfill on GPUs alone,
-  // but only 4 CPUs are free: it starts after job 2. Job 4 (2 GPUs, 4 CPUs, ends by 50) fits
-  // the free CPUs and ends before job 2's start: backfill starts it.
-  auto r = run_res(quick(), {{1, 0, 100, 100, 4}, {2, 1, 100, 100, 8}, {3, 2, 50, 50, 2}, {4, 3, 50, 50, 2}},
+  // 8 GPUs, 16 CPUs. Job 1 holds 4 GPUs and 12 CPUs until 1000. Job 2 (8 GPUs) waits for it
+  // and is planned at 1000. Job 3 (2 GPUs, 8 CPUs, ends by 300 after its start) would backfill
+  // on GPUs alone (it does on a cluster without CPUs), but only 4 CPUs are free: it starts after
+  // job 2. Job 4 (2 GPUs, 4 CPUs) fits the free CPUs and ends before job 2's start: backfill
+  // starts it at the first backfill pass (bf_interval 30 s).
+  auto r = run_res(quick(), {{1, 0, 1000, 1000, 4}, {2, 1, 1000, 1000, 8}, {3, 2, 300, 300, 2}, {4, 3, 300, 300, 2}},
                    {{1, 12}, {2, 8}, {3, 8}, {4, 4}}, {{"g001", 8, 16}});
   CHECK(r->start(1) == 0);
-  CHECK(r->start(2) == 100);
-  CHECK(r->start(3) == 200);
-  CHECK(r->start(4) < 100);
+  CHECK(r->start(2) == 1000);
+  CHECK(r->start(3) == 2000);
+  CHECK(r->start(4) == 30);
 }
 
 TEST_CASE("cons_tres: a GPU job spread over nodes takes CPUs in proportion", "[slurm][resources]") {
