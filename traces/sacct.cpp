@@ -33,7 +33,11 @@
 //   gpus = gres/gpu=N from AllocTRES (what was granted) when AllocTRES is non-empty, else from
 //        ReqTRES; untyped gres/gpu=N wins, else the sum of typed gres/gpu:<type>=N. A count that
 //        is not a whole number in [0, 2^31) (gres/gpu=sixteen) is an InputError naming the line.
-//   nodes = NNodes (else AllocNodes), cpus = NCPUS (else AllocCPUS), priority = Priority.
+//   nodes = NNodes (else AllocNodes), cpus = NCPUS (else AllocCPUS, else ReqCPUS, else cpu=N of
+//        the TRES column the GPUs came from), priority = Priority.
+//   memory = mem=N of that TRES column (the job's total, so per node: N / nodes), else ReqMem:
+//        "4000Mn" per node, "4000Mc" per CPU (the suffixes of Slurm before 21.08), no suffix per
+//        node; units K, M (default), G, T as sacct(1) prints them. 0 = all of each node's memory.
 //   time_limit_s = Timelimit ([D-]HH:MM:SS); UNLIMITED -> unlimited (kNever); Partition_Limit or
 //        empty -> TimelimitRaw (minutes) when numeric, else unknown (missing_limit_is_runtime).
 //   user = User, account = Account, partition = Partition, qos = QOS. klass is left empty.
@@ -45,6 +49,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -219,6 +224,56 @@ int64_t tres_gpus(std::string_view s, std::string_view& bad) {
   return any_typed ? typed : -1;
 }
 
+// A Slurm memory size ("4000", "4000M", "16G", "1.5T"; MiB when no unit) in MiB; nullopt when
+// it is not one.
+std::optional<int64_t> mem_mib(std::string_view v) {
+  double mib_per_unit = 1;
+  if (!v.empty()) {
+    const char u = v.back();
+    mib_per_unit = u == 'K' ? 1.0 / 1024 : u == 'G' ? 1024.0 : u == 'T' ? 1024.0 * 1024 : 1;
+    if (u == 'K' || u == 'M' || u == 'G' || u == 'T') v.remove_suffix(1);
+  }
+  const auto x = to_double(v);
+  if (!x || !(*x >= 0) || *x * mib_per_unit > std::numeric_limits<int32_t>::max()) return std::nullopt;
+  return static_cast<int64_t>(std::ceil(*x * mib_per_unit - 1e-9));
+}
+
+// CPUs (cpu=N) when no CPU column gave them, and memory (mem=N, the job's total) from a TRES list.
+void job_tres_res(std::string_view s, JobSpec& jb, const std::string& path, size_t line_no, const std::string& col) {
+  std::vector<std::string_view> parts;
+  split_char(s, ',', parts);
+  for (auto p : parts) {
+    const size_t eq = p.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = p.substr(0, eq), val = p.substr(eq + 1);
+    if (key == "cpu" && jb.cpus == 0) {
+      const auto n = to_int(val);
+      if (!n || *n < 0 || *n > std::numeric_limits<int32_t>::max())
+        fail(path, line_no, fmt::format("{} has '{}'; expected cpu=N with N a CPU count", col, p));
+      jb.cpus = static_cast<int32_t>(*n);
+    } else if (key == "mem") {
+      const auto m = mem_mib(val);
+      if (!m) fail(path, line_no, fmt::format("{} has '{}'; expected mem=N with a unit K, M, G or T, at most 2 PiB", col, p));
+      jb.mem_per = JobSpec::MemPer::Node;
+      jb.mem_mib = static_cast<int32_t>((*m + std::max(1, jb.nodes) - 1) / std::max(1, jb.nodes));
+    }
+  }
+}
+
+// ReqMem: "4000Mn" per node, "4000Mc" per CPU, no suffix per node; "0" all of each node's memory.
+void req_mem(std::string_view v, JobSpec& jb, const std::string& path, size_t line_no) {
+  JobSpec::MemPer per = JobSpec::MemPer::Node;
+  if (v.back() == 'n' || v.back() == 'c') {
+    per = v.back() == 'c' ? JobSpec::MemPer::Cpu : JobSpec::MemPer::Node;
+    v.remove_suffix(1);
+  }
+  const auto m = mem_mib(v);
+  if (!m) fail(path, line_no, fmt::format("ReqMem is '{}'; expected a size such as 4000M, 16G, 4000Mn or 4000Mc, at most 2 PiB", v));
+  if (*m == 0) return;  // --mem=0: all of each node's memory (MemPer::None)
+  jb.mem_per = per;
+  jb.mem_mib = static_cast<int32_t>(*m);
+}
+
 struct Aligner {
   std::vector<Kind> kinds;
   int c_jobid = -1, c_raw = -1;
@@ -326,7 +381,7 @@ struct SacctColumns {
   Header h;
   size_t line_no = 0;
   int jobid, raw, submit, start, end, user, account, part, qos, alloc_tres, req_tres, nodes, cpus, limit, limit_raw,
-      prio, nodelist, state;
+      prio, nodelist, state, req_mem;
 };
 
 SacctColumns read_header(LineWindow& in, const std::string& path, size_t& i) {
@@ -344,7 +399,8 @@ SacctColumns read_header(LineWindow& in, const std::string& path, size_t& i) {
   c.account = h.find("Account"), c.part = h.find("Partition"), c.qos = h.find("QOS"),
   c.alloc_tres = h.find("AllocTRES"), c.req_tres = h.find("ReqTRES"),
   c.nodes = h.find("NNodes") >= 0 ? h.find("NNodes") : h.find("AllocNodes"),
-  c.cpus = h.find("NCPUS") >= 0 ? h.find("NCPUS") : h.find("AllocCPUS"), c.limit = h.find("Timelimit"),
+  c.cpus = h.find("NCPUS") >= 0 ? h.find("NCPUS") : h.find("AllocCPUS") >= 0 ? h.find("AllocCPUS") : h.find("ReqCPUS"),
+  c.req_mem = h.find("ReqMem"), c.limit = h.find("Timelimit"),
   c.limit_raw = h.find("TimelimitRaw"), c.prio = h.find("Priority"), c.nodelist = h.find("NodeList"),
   c.state = h.find("State");
   return c;
@@ -530,6 +586,9 @@ RowOutcome map_row(const std::vector<std::string_view>& col, const SacctColumns&
   };
   jb.nodes = count_col(c.nodes);
   jb.cpus = count_col(c.cpus);
+  if (tres_col >= 0) job_tres_res(col[tres_col], jb, path, line_no, c.h.names[tres_col]);
+  if (jb.mem_per == JobSpec::MemPer::None && c.req_mem >= 0 && !trim(col[c.req_mem]).empty())
+    req_mem(trim(col[c.req_mem]), jb, path, line_no);
   jb.priority = static_cast<int32_t>(std::clamp<int64_t>(int_col(c.prio), -kI32, kI32));
 
   jb.time_limit_s = JobBuilder::kUnknownLimit;

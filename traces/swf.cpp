@@ -8,6 +8,8 @@
 //   gpus              = requested procs [8] if > 0, else allocated procs [5]; times
 //                       ReadOptions::gpus_per_proc. Both unknown: skipped ("procs_unknown").
 //   nodes             = 0 (any): SWF gives processors, not nodes.
+//   cpus, memory      = not given: a processor is a GPU here, so SWF jobs ask no CPUs and no
+//                       memory (on nodes that give CPUs, the slurm model gives each one CPU per node).
 //   time_limit_s      = requested time [9] when > 0; else unknown, resolved by
 //                       ReadOptions::missing_limit_is_runtime (counted in report.adjusted).
 //   user              = "u<[12]>", account = "g<[13]>", qos = "q<[15]>", partition = "p<[16]>";

@@ -90,6 +90,7 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
     cap = c32;
   }
   if (cap < js.gpus) return false;  // not even an empty map holds it
+  if (res_on_) rproj_ = rfree_;
   // "Preemptable jobs are removed first when the job is a preemptor" (cons_tres _will_run_test): the jobs it may
   // preempt (try_preempt's eligibility, PreemptExemptTime included) are released at now.
   for (JobIdx r : pre_) pre_mark_[r] = 0;
@@ -103,8 +104,9 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
       cpus_take(r, v.allocation_of(r), cproj_, -1);
       for (const auto& s : v.allocation_of(r))
         if (mask_[s.node]) proj_[s.node] += s.gpus, sum += s.gpus;
+      res_add(rproj_, v.allocation_of(r), +1);
     }
-  if ((adj_on_ || sum >= js.gpus) && fit(js, proj_)) {
+  if ((adj_on_ || sum >= js.gpus) && fit(js, proj_, rproj_)) {
     start_s = v.now;
     return true;
   }
@@ -121,6 +123,7 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
     // A released job of a reservation frees reserved GPUs: they stay out of reach of
     // outsiders (adj_sub_ grows) and come within reach of insiders (adj_cap_ grows).
     cpus_take(er.job, alloc, cproj_, -1);
+    res_add(rproj_, alloc, +1);
     const uint32_t rk = adj_on_ ? jresv_[er.job] : kNoIdx;
     if (rk == kNoIdx) {
       for (const auto& s : alloc)
@@ -136,7 +139,7 @@ bool SlurmModel::will_run(const Snapshot& v, JobIdx j, const JobSpec& js, SimTim
     }
     return true;
   };
-  if (!release_walk(release, [&] { return (adj_on_ || sum >= js.gpus) && fit(js, proj_); }, last_end, walked)) return false;
+  if (!release_walk(release, [&] { return (adj_on_ || sum >= js.gpus) && fit(js, proj_, rproj_); }, last_end, walked)) return false;
   start_s = last_end <= v.now ? v.now + 1 : last_end;
   return true;
 }

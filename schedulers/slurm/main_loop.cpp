@@ -18,6 +18,7 @@ void SlurmModel::start(const Snapshot& v, JobIdx j, Decisions& out, SimTime limi
   const JobSpec& js = v.jobs[j];
   placement::take(free_, shares_);
   cpus_take(j, shares_, cfree_, +1);
+  res_add(rfree_, shares_, -1);
   out.start(j, shares_);
   charge(j, js, +1);
   if (jresv_[j] != kNoIdx)
@@ -199,6 +200,7 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
   if (!holds_.empty()) holds_apply(v, out);
   cpus_begin(v);
+  res_from(rfree_, v);
   if (topo_mode_ != 0) topo_begin(v);
   ends_.clear();
   local_.clear();

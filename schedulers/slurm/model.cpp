@@ -44,6 +44,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   cluster_gpus_ = cluster.total_gpus();
   max_node_gpus_ = std::max<int32_t>(1, cluster.max_node_gpus());
   build_node_order(cluster);
+  build_resources(wl, cluster);
   build_qos(file);
   const uint32_t default_part = build_partitions(cluster, file);
   build_associations(file);

@@ -62,6 +62,11 @@ struct AssocRt {
   uint32_t name_rank = 0;  // rank of the name among all names (Fair Tree ties go by name)
 };
 
+// Free CPUs and memory (MiB) by node, each empty where the cluster gives none.
+struct NodeRes {
+  std::vector<int32_t> cpus, mem;
+};
+
 struct Slice {
   SimTime begin, end;
   uint32_t next;  // kNoIdx = last
@@ -314,7 +319,15 @@ class SlurmModel final : public Scheduler {
   }
   // Placement on mask_: cons_tres's choice (select.hpp: lowest Weight, then the tightest fit by
   // available CPUs, cpu_view_); shares are listed in node order.
-  bool place(const JobSpec& js, std::span<const int32_t> f) {
+  bool place(const JobSpec& js, std::span<const int32_t> f) { return place(js, f, rfree_); }
+  // r: the free CPUs and memory that go with f (rfree_ with free_, rproj_ with proj_); used only
+  // where the cluster gives CPUs or memory (res_on_, resources.cpp: units each node can give,
+  // then the same choice).
+  bool place(const JobSpec& js, std::span<const int32_t> f, const NodeRes& r) {
+    if (res_on_) return place_res(js, f, r);
+    return place_gpus(js, f);
+  }
+  bool place_gpus(const JobSpec& js, std::span<const int32_t> f) {
     if (topo_mode_ != 0) return place_topo(js, f);
     cur_cpn_ = js.cpus > 0 ? (js.cpus + std::max(1, js.nodes) - 1) / std::max(1, js.nodes) : 1;
     const SelectInput in{f, std::span<const int32_t>(cpu_view_, nn_), cur_cpn_, mask_, node_weight_, max_node_gpus_};
@@ -333,11 +346,32 @@ class SlurmModel final : public Scheduler {
   void cpus_take(JobIdx j, std::span<const NodeShare> sh, std::vector<int32_t>& c, int sign) const {
     for (const auto& s : sh) c[s.node] -= sign * jcpn_[j];
   }
-  bool fit(const JobSpec& js, std::span<const int32_t> base) {
-    if (!adj_on_) return place(js, base);
+  bool fit(const JobSpec& js, std::span<const int32_t> base) { return fit(js, base, rfree_); }
+  bool fit(const JobSpec& js, std::span<const int32_t> base, const NodeRes& r) {
+    if (!adj_on_) return place(js, base, r);
     adjusted(base, jfree_);
-    return place(js, jfree_);
+    return place(js, jfree_, r);
   }
+  // ---- CPUs and memory (resources.cpp; only where the cluster gives them) ----
+  void build_resources(const Workload& wl, const ClusterConfig& cluster);
+  bool place_res(const JobSpec& js, std::span<const int32_t> f, const NodeRes& r);
+  void res_add(NodeRes& r, std::span<const NodeShare> sh, int sign) const {
+    if (!res_on_) return;
+    for (const auto& s : sh) {
+      if (!r.cpus.empty()) r.cpus[s.node] += sign * s.cpus;
+      if (!r.mem.empty()) r.mem[s.node] += sign * s.mem_mib;
+    }
+  }
+  void res_from(NodeRes& r, const Snapshot& v) const {
+    if (!res_on_) return;
+    r.cpus.assign(v.cluster.free_cpus.begin(), v.cluster.free_cpus.end());
+    r.mem.assign(v.cluster.free_mem_mib.begin(), v.cluster.free_mem_mib.end());
+  }
+  bool res_on_ = false;              // some node gives CPUs or memory
+  NodeRes rfree_, rproj_;            // free CPUs and memory with free_ and with proj_
+  std::vector<int32_t> cap_cpus_, cap_mem_;  // by node (empty: not given; 0: not on that node)
+  std::vector<int32_t> ufree_;       // place_res: the job's units by node
+  JobSpec ujob_;                     // place_res: a CPU-only job as CPU units
   void resv_account(const Snapshot& v);
   // A wake-up for a condition of one job (begin time, window, grace end): that pass runs the
   // main loop like an event does.
@@ -403,7 +437,8 @@ class SlurmModel final : public Scheduler {
   // Not with a topology plugin: a tree or block placement can refuse a job that the sum admits
   // (--switches, a block level), and it must place the job itself (place_topo).
   bool sum_decides(const JobSpec& js) const {
-    return cfg_.plan_backfill && resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0;
+    // Not where CPUs or memory bind: the plan holds GPUs only (will_run checks all three).
+    return cfg_.plan_backfill && resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0 && !res_on_;
   }
   void build_plan(const Snapshot& v);
   [[gnu::always_inline]] inline bool build_plan_ones(const Snapshot& v);

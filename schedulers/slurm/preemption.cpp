@@ -23,13 +23,15 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   const JobSpec& js = v.jobs[j];
   // GPUs already on their way back (grace time running) count first: wait for them.
   proj_.assign(free_.begin(), free_.end());
+  rproj_ = rfree_;
   bool any_stopping = false;
   for (JobIdx r : v.running)
     if (v.runs[r].stop_s >= 0 || stopping_[r] == 2) {
       any_stopping = true;
       for (const auto& s : v.allocation_of(r)) proj_[s.node] += s.gpus;
+      res_add(rproj_, v.allocation_of(r), +1);
     }
-  if (any_stopping && place(js, proj_)) {
+  if (any_stopping && place(js, proj_, rproj_)) {
     waiting = true;
     return false;
   }
@@ -55,11 +57,13 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
     });
   }
   proj_.assign(free_.begin(), free_.end());
+  rproj_ = rfree_;
   size_t k = 0;
   bool fits = false;
   for (; k < cand_.size() && !fits; ++k) {
     for (const auto& s : v.allocation_of(cand_[k])) proj_[s.node] += s.gpus;
-    fits = place(js, proj_);
+    res_add(rproj_, v.allocation_of(cand_[k]), +1);
+    fits = place(js, proj_, rproj_);
   }
   if (!fits) return false;
   // Reorder: the last victim first, then the others in order; take until the job fits.
@@ -67,10 +71,12 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
   victims_.push_back(cand_[k - 1]);
   for (size_t i = 0; i + 1 < k; ++i) victims_.push_back(cand_[i]);
   proj_.assign(free_.begin(), free_.end());
+  rproj_ = rfree_;
   size_t used = 0;
   for (; used < victims_.size(); ++used) {
     for (const auto& s : v.allocation_of(victims_[used])) proj_[s.node] += s.gpus;
-    if (place(js, proj_)) {
+    res_add(rproj_, v.allocation_of(victims_[used]), +1);
+    if (place(js, proj_, rproj_)) {
       ++used;
       break;
     }
@@ -94,6 +100,7 @@ bool SlurmModel::try_preempt(const Snapshot& v, JobIdx j, Decisions& out, bool& 
       wake_special(out, v.now + g);
     } else {
       for (const auto& s : v.allocation_of(r)) free_[s.node] += s.gpus;
+      res_add(rfree_, v.allocation_of(r), +1);
     }
   }
   if (grace) {

@@ -249,6 +249,7 @@ void SlurmModel::resv_end_kills(const Snapshot& v, Decisions& out) {
         free_[sh.node] += sh.gpus;
         resv_used_[k * nn_ + sh.node] -= sh.gpus;
       }
+      res_add(rfree_, v.allocation_of(j), +1);
     } else if (std::isfinite(kill)) {
       wake_special(out, kill);
     }

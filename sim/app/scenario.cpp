@@ -1,6 +1,7 @@
 #include "sim/app/scenario.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -30,8 +31,10 @@ std::shared_ptr<const ObjectSpec> node_group_spec() {
   return obj("node_group", "a group of identical nodes",
              {string("prefix", nullptr, "node name prefix; nodes are named prefix001, prefix002, ...").must(),
               integer("count", nullptr, "number of nodes").at_least(1).at_most(1000000).must(),
-              integer("gpus_per_node", nullptr, "GPUs per node").at_least(1).at_most(4096).in_unit("gpus").must(),
-              integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = the group is one leaf)").at_least(0)});
+              integer("gpus_per_node", nullptr, "GPUs per node (0 = CPU-only nodes)").at_least(0).at_most(4096).in_unit("gpus").must(),
+              integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = the group is one leaf)").at_least(0),
+              integer("cpus_per_node", 0, "CPUs per node, consumable (slurm.conf CPUs=; 0 = not given: CPUs never bind)").at_least(0).at_most(1048576),
+              integer("mem_per_node_mib", 0, "consumable memory per node (slurm.conf RealMemory= with SelectTypeParameters CR_*_Memory; 0 = not given: memory never binds)").at_least(0).at_most(2147483647).in_unit("MiB")});
 }
 
 std::shared_ptr<const ObjectSpec> cluster_spec() {
@@ -53,6 +56,7 @@ std::shared_ptr<const ObjectSpec> trace_spec() {
               choice("missing_time_limit", {"runtime", "unlimited"}, "runtime",
                      "a job without a time limit gets its runtime (a perfect estimate) or none"),
               boolean("drop_zero_runtime", false, "drop jobs whose runtime is 0"),
+              boolean("keep_cpu_jobs", false, "keep jobs that ask no GPUs (dropped and counted otherwise); they need the slurm model and nodes that give CPUs"),
               integer("max_jobs", 0, "replay only the first N jobs (0 = all)").at_least(0),
               number("time_scale", 1.0, "multiply inter-arrival times by this (< 1 = more load)").at_least(1e-6).at_most(1e6),
               string("from", "", "replay the jobs submitted from this wall-clock time (YYYY-MM-DDTHH:MM:SS as the trace writes it; needs a dated format: sacct, helios, philly); t = 0 is then this time, and jobs queued or running at it are submitted at t = 0 with the run time they had left (docs/traces.md)"),
@@ -70,9 +74,12 @@ std::shared_ptr<const ObjectSpec> job_spec() {
               number("submit_s", 0.0, "submit time").at_least(0).in_unit("s"),
               number("runtime_s", nullptr, "run time if uninterrupted").at_least(0).in_unit("s").must(),
               number("time_limit_s", nullptr, "time limit; null = the runtime").at_least(0).in_unit("s").or_null(),
-              integer("gpus", nullptr, "total GPUs").at_least(1).in_unit("gpus").must(),
+              integer("gpus", nullptr, "total GPUs (0 = a CPU-only job: needs nodes that give CPUs)").at_least(0).in_unit("gpus").must(),
               integer("nodes", 0, "exact node count (0 = any)").at_least(0),
-              integer("cpus", 0, "CPUs the job asks for (0 = not given; Slurm's job-size factor and TRES then use its GPUs)").at_least(0).at_most(2147483647),
+              integer("cpus", 0, "CPUs the job asks for in all (0 = not given: one per node; Slurm's job-size factor and TRES then use its GPUs)").at_least(0).at_most(2147483647),
+              integer("mem_per_node_mib", 0, "memory per node (sbatch --mem; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
+              integer("mem_per_cpu_mib", 0, "memory per CPU (sbatch --mem-per-cpu; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
+              integer("mem_per_gpu_mib", 0, "memory per GPU (sbatch --mem-per-gpu; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
               string("user", "", "user"),
               string("account", "", "account"),
               string("class", "", "workload class (see class_rule)"),
@@ -376,10 +383,15 @@ ClusterConfig build_cluster(const json& c) {
         out.node_names.push_back(part.node_names[i]);
         out.node_gpus.push_back(part.node_gpus[i]);
         out.node_leaf.push_back(leaf_base + part.node_leaf[i]);
+        out.node_cpus.push_back(g["cpus_per_node"].get<int32_t>());
+        out.node_mem_bytes.push_back(g["mem_per_node_mib"].get<int64_t>() << 20);
       }
       for (const auto& l : part.leaf_names) out.leaf_names.push_back(g["prefix"].get<std::string>() + "-" + l);
       leaf_base = static_cast<uint32_t>(out.leaf_names.size());
     }
+    // Not given for any node: empty, so they never bind (ClusterConfig).
+    if (!out.gives_cpus()) out.node_cpus.clear();
+    if (!out.gives_mem()) out.node_mem_bytes.clear();
   } else {
     out = uniform_cluster(c["node_prefix"], c["nodes"].get<size_t>(), c["gpus_per_node"].get<int32_t>(),
                           c["nodes_per_leaf"].get<size_t>());
@@ -518,6 +530,7 @@ double read_trace_workload(const json& t, const std::string& base_dir, const std
   o.gpus_per_proc = t["gpus_per_proc"];
   o.missing_limit_is_runtime = t["missing_time_limit"] == "runtime";
   o.drop_zero_runtime = t["drop_zero_runtime"];
+  o.keep_cpu_jobs = t["keep_cpu_jobs"];
   o.max_jobs = t["max_jobs"].get<size_t>();
   fs::path p = t["path"].get<std::string>();
   if (p.is_relative()) p = fs::path(base_dir) / p;
@@ -554,6 +567,13 @@ void add_inline_jobs(const json& inl, const std::string& file, const GpuShare& s
     js.gpus = j["gpus"];
     js.nodes = j["nodes"];
     js.cpus = j["cpus"];
+    {
+      const int64_t pn = j["mem_per_node_mib"], pc = j["mem_per_cpu_mib"], pg = j["mem_per_gpu_mib"];
+      if ((pn > 0) + (pc > 0) + (pg > 0) > 1)
+        throw InputError(file, child("/workload/jobs", i), "gives more than one of mem_per_node_mib, mem_per_cpu_mib, mem_per_gpu_mib; expected at most one (sbatch's --mem, --mem-per-cpu and --mem-per-gpu are mutually exclusive)");
+      js.mem_per = pn > 0 ? JobSpec::MemPer::Node : pc > 0 ? JobSpec::MemPer::Cpu : pg > 0 ? JobSpec::MemPer::Gpu : JobSpec::MemPer::None;
+      js.mem_mib = static_cast<int32_t>(pn > 0 ? pn : pc > 0 ? pc : pg);
+    }
     js.user = w.strings.intern(j["user"].get<std::string>());
     js.account = w.strings.intern(j["account"].get<std::string>());
     js.klass = w.strings.intern(j["class"].get<std::string>());
@@ -656,14 +676,24 @@ std::vector<Scenario::Fallback> fallbacks_of(const FallbackIds& fallback_ids, co
 
 // Every job must be able to run on this cluster. Returns how many jobs had their node count
 // clamped to their GPU count.
-size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::string& file) {
+// CPU-only jobs and CPUs and memory as resources are modelled by the slurm model only
+// (`model`: the scheduler type): with another model a CPU-only job is refused, and nodes that
+// give CPUs or memory get a warning that those are not checked.
+size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::string& file, const std::string& model) {
   const int64_t total_gpus = cluster.total_gpus();
   const int32_t max_node = cluster.max_node_gpus();
+  const bool res = cluster.gives_cpus() || cluster.gives_mem();
+  const bool res_model = model == "slurm";
   size_t clamped_nodes = 0;
   for (size_t i = 0; i < w.jobs.size(); ++i) {
     JobSpec& j = w.jobs[i];
-    if (j.gpus <= 0)
-      fail(file, "/workload", fmt::format("job {} asks for {} GPUs; expected at least 1 (CPU-only jobs are not simulated)", j.id, j.gpus));
+    if (j.gpus <= 0 && j.gpu_milli <= 0) {
+      if (j.gpus < 0 || !res || !res_model)
+        fail(file, "/workload", fmt::format("job {} asks for {} GPUs; expected at least 1 (CPU-only jobs need the slurm model and nodes that give CPUs or memory: cluster.node_groups cpus_per_node)", j.id, j.gpus));
+      if (static_cast<size_t>(j.nodes) > cluster.nodes())
+        fail(file, "/workload", fmt::format("job {} needs {} nodes; the cluster has {}", j.id, j.nodes, cluster.nodes()));
+      continue;
+    }
     if (j.gpu_milli > 0 && j.gpus != 1)  // a share (trace gpu_milli, gpu_fraction) is of one GPU
       fail(file, "/workload", fmt::format("job {} has a GPU share of {} milli on {} GPUs; expected a share of exactly one GPU", j.id, j.gpu_milli, j.gpus));
     if (j.nodes > j.gpus) {  // e.g. Helios rows with node_num > gpu_num: one GPU per node at most
@@ -677,6 +707,9 @@ size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::stri
                                           j.id, j.gpus, j.nodes == 0 ? std::string("any") : std::to_string(j.nodes), total_gpus,
                                           cluster.nodes(), max_node));
   }
+  if (res && !res_model)  // after the checks: bad input gets its one error line alone
+    std::fprintf(stderr, "floorsim: warning: %s: the %s model places GPUs only; the nodes' CPUs and memory are not checked (the slurm model checks them)\n",
+                 file.c_str(), model.c_str());
   return clamped_nodes;
 }
 
@@ -815,7 +848,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
   });
   sc.fallbacks = fallbacks_of(fallback_ids, w);
-  if (const size_t clamped_nodes = check_jobs_fit(w, sc.cluster, file)) report["adjusted"]["nodes_clamped_to_gpus"] = clamped_nodes;
+  if (const size_t clamped_nodes = check_jobs_fit(w, sc.cluster, file, r["scheduler"]["type"].get<std::string>())) report["adjusted"]["nodes_clamped_to_gpus"] = clamped_nodes;
 
   apply_class_rule(r["class_rule"], w);
   list_classes(r["classes"], w, sc.classes, sc.floors);

@@ -14,6 +14,8 @@ struct ClusterConfig {
   std::vector<int32_t> node_gpus;       // GPUs per node (0 = a CPU-only node)
   // CPUs and memory per node: each either empty (not given for any node: never binds) or one
   // entry per node, 0 meaning "not given" for that node (slurm.conf CPUs=, RealMemory=).
+  // Both are consumable where given: give memory only where it is (SelectTypeParameters
+  // CR_*_Memory); with CR_Core or CR_CPU leave node_mem_bytes empty.
   std::vector<int32_t> node_cpus;
   std::vector<int64_t> node_mem_bytes;
   std::vector<uint32_t> node_leaf;      // leaf switch / block index per node
@@ -25,6 +27,16 @@ struct ClusterConfig {
     int64_t t = 0;
     for (auto g : node_gpus) t += g;
     return t;
+  }
+  bool gives_cpus() const {
+    for (auto c : node_cpus)
+      if (c > 0) return true;
+    return false;
+  }
+  bool gives_mem() const {
+    for (auto m : node_mem_bytes)
+      if (m > 0) return true;
+    return false;
   }
   int32_t max_node_gpus() const {
     int32_t m = 0;

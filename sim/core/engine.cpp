@@ -18,6 +18,15 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
   node_stamp_.assign(cluster_.nodes(), 0);
   for (auto g : free_gpus_) total_free_ += g;
   total_up_ = total_free_;
+  if (cluster_.gives_cpus()) cap_cpus_ = free_cpus_ = cluster_.node_cpus;
+  if (cluster_.gives_mem()) {
+    for (auto b : cluster_.node_mem_bytes) {
+      // Shares count memory in 32-bit MiB: up to 2 PiB a node.
+      if ((b >> 20) > INT32_MAX) throw std::invalid_argument(fmt::format("a node gives {} bytes of memory; at most 2 PiB is modelled", b));
+      cap_mem_.push_back(static_cast<int32_t>(b >> 20));
+    }
+    free_mem_ = cap_mem_;
+  }
   floors.resize(std::max(floors.size(), wl_.strings.size()), 0);
   ledger_.init(std::move(floors), cfg_.keep_timeline);
   // Generous reservations so that steady-state passes never reallocate.
@@ -110,6 +119,10 @@ Snapshot Engine::snapshot() const {
   s.cluster.max_node_gpus = max_node_gpus_;
   s.cluster.gpu_used_milli = gpu_used_milli_;
   s.cluster.gpu_first = gpu_first_;
+  s.cluster.capacity_cpus = cap_cpus_;
+  s.cluster.free_cpus = free_cpus_;
+  s.cluster.capacity_mem_mib = cap_mem_;
+  s.cluster.free_mem_mib = free_mem_;
   s.strings = &wl_.strings;
   return s;
 }
@@ -359,12 +372,18 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   ++stamp_;
   for (const auto& s : packed ? std::span<const NodeShare>() : placement) {
     if (s.node >= free_gpus_.size() || !node_up_[s.node]) bad("node down or unknown");
-    if (s.gpus <= 0 || s.gpus > free_gpus_[s.node]) bad(fmt::format("node {} has {} free GPUs, asked {}", cluster_.node_names[s.node], free_gpus_[s.node], s.gpus));
+    // A job of 0 GPUs (CPU-only) holds shares of 0 GPUs; a GPU job none.
+    if (s.gpus < 0 || (s.gpus == 0 && js.gpus > 0) || s.gpus > free_gpus_[s.node]) bad(fmt::format("node {} has {} free GPUs, asked {}", cluster_.node_names[s.node], free_gpus_[s.node], s.gpus));
+    if (s.cpus < 0 || (!cap_cpus_.empty() && cap_cpus_[s.node] > 0 && s.cpus > free_cpus_[s.node]))
+      bad(fmt::format("node {} has {} free CPUs, asked {}", cluster_.node_names[s.node], free_cpus_.empty() ? 0 : free_cpus_[s.node], s.cpus));
+    if (s.mem_mib < 0 || (!cap_mem_.empty() && cap_mem_[s.node] > 0 && s.mem_mib > free_mem_[s.node]))
+      bad(fmt::format("node {} has {} MiB of memory free, asked {}", cluster_.node_names[s.node], free_mem_.empty() ? 0 : free_mem_[s.node], s.mem_mib));
     if (node_stamp_[s.node] == stamp_) bad("node listed twice");
     node_stamp_[s.node] = stamp_;
     sum += s.gpus;
   }
-  if (!packed && sum != js.gpus && !(js.gpus == 0 && placement.size() >= 1)) bad(fmt::format("placement has {} GPUs, job wants {}", sum, js.gpus));
+  if (!packed && placement.empty()) bad("empty placement");
+  if (!packed && sum != js.gpus) bad(fmt::format("placement has {} GPUs, job wants {}", sum, js.gpus));
   if (js.nodes > 0 && placement.size() != static_cast<size_t>(js.nodes)) bad(fmt::format("placement spans {} nodes, job wants {}", placement.size(), js.nodes));
 
   r.alloc_offset = static_cast<uint32_t>(alloc_pool_.size());
@@ -381,6 +400,7 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
     for (const auto& s : placement) {
       free_gpus_[s.node] -= s.gpus;
       total_free_ -= s.gpus;
+      take_res(s, +1);
       alloc_pool_.push_back(s);
     }
   }
@@ -417,7 +437,7 @@ void Engine::stop_job(JobIdx j, StopKind how) {
   } else {
     for (const auto& s : final_allocation(j)) {
       free_gpus_[s.node] += node_up_[s.node] ? s.gpus : 0;
-      if (node_up_[s.node]) total_free_ += s.gpus;
+      if (node_up_[s.node]) total_free_ += s.gpus, take_res(s, -1);
     }
   }
   running_.erase(std::find(running_.begin(), running_.end(), j));
@@ -473,6 +493,7 @@ void Engine::finish_job(JobIdx j, JobState s) {
       for (const auto& sh : final_allocation(j)) {
         free_gpus_[sh.node] += sh.gpus;
         total_free_ += sh.gpus;
+        take_res(sh, -1);
       }
     }
     running_.erase(std::find(running_.begin(), running_.end(), j));
@@ -495,6 +516,7 @@ void Engine::node_event(const NodeEvent& ne) {
     node_up_[n] = 1;
     // Nothing runs on a node that was down, so it comes back empty.
     free_gpus_[n] = cluster_.node_gpus[n];
+    node_res(n, true);
     total_free_ += free_gpus_[n];
     total_up_ += cluster_.node_gpus[n];
   } else {
@@ -509,6 +531,7 @@ void Engine::node_event(const NodeEvent& ne) {
     total_free_ -= free_gpus_[n];
     total_up_ -= cluster_.node_gpus[n];
     free_gpus_[n] = 0;
+    node_res(n, false);
   }
   ++progress_;
   need_pass_ = true;
@@ -559,6 +582,25 @@ void Engine::cancel_job(JobIdx j) {
   }
 }
 
+// CPUs and memory where the cluster gives them: used by running placements + free = capacity
+// (0 while down), never negative.
+void Engine::check_res_invariants() const {
+  if (cap_cpus_.empty() && cap_mem_.empty()) return;
+  std::vector<int64_t> cpus(cluster_.nodes(), 0), mem(cluster_.nodes(), 0);
+  for (JobIdx j : running_)
+    for (const auto& s : final_allocation(j)) cpus[s.node] += s.cpus, mem[s.node] += s.mem_mib;
+  auto check = [&](const std::vector<int32_t>& cap, const std::vector<int32_t>& fr, const std::vector<int64_t>& used, const char* what) {
+    for (size_t n = 0; n < cap.size(); ++n) {
+      if (cap[n] <= 0) continue;
+      const int64_t c = node_up_[n] ? cap[n] : 0;
+      if (fr[n] < 0 || (node_up_[n] && used[n] + fr[n] != c) || (!node_up_[n] && fr[n] != 0))
+        throw std::logic_error(fmt::format("invariant: node {} {} used {} + free {} != capacity {}", cluster_.node_names[n], what, used[n], fr[n], c));
+    }
+  };
+  check(cap_cpus_, free_cpus_, cpus, "CPUs");
+  check(cap_mem_, free_mem_, mem, "memory MiB");
+}
+
 void Engine::check_invariants() const {
   std::vector<int64_t> used(cluster_.nodes(), 0);
   std::vector<int32_t> slot_milli(gpu_used_milli_.size(), 0);
@@ -586,6 +628,7 @@ void Engine::check_invariants() const {
     free_sum += free_gpus_[n];
   }
   if (free_sum != total_free_) throw std::logic_error("invariant: total free GPUs drifted");
+  check_res_invariants();
   size_t npending = 0;
   for (size_t i = pending_head_; i < pending_.size(); ++i)
     if (!removed_[pending_[i]]) {

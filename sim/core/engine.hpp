@@ -148,6 +148,7 @@ class Engine {
   void policy_change(uint32_t index);
   void cancel_job(JobIdx j);  // pending or running -> Cancelled (not a preemption)
   void check_invariants() const;
+  void check_res_invariants() const;
   void watch();  // after each pass: throws NoProgressError when the watchdog fires
   void notify(JobEvent::Kind kind, JobIdx j, JobState s = JobState::Pending);
 
@@ -161,6 +162,17 @@ class Engine {
   std::vector<uint8_t> node_up_;
   int64_t total_free_ = 0, total_up_ = 0;
   int32_t max_node_gpus_ = 0;
+  // CPUs and memory (MiB) by node, only where the cluster gives them (empty otherwise); a node
+  // whose capacity is 0 does not track it. take_res moves a share's CPUs and memory.
+  std::vector<int32_t> cap_cpus_, free_cpus_, cap_mem_, free_mem_;
+  void take_res(const NodeShare& s, int sign) {
+    if (!cap_cpus_.empty() && cap_cpus_[s.node] > 0) free_cpus_[s.node] -= sign * s.cpus;
+    if (!cap_mem_.empty() && cap_mem_[s.node] > 0) free_mem_[s.node] -= sign * s.mem_mib;
+  }
+  void node_res(NodeIdx n, bool up) {
+    if (!cap_cpus_.empty()) free_cpus_[n] = up ? cap_cpus_[n] : 0;
+    if (!cap_mem_.empty()) free_mem_[n] = up ? cap_mem_[n] : 0;
+  }
   std::vector<NodeShare> alloc_pool_;  // append-only: every start's placement
   std::vector<uint32_t> node_stamp_;   // duplicate-node check in start_job without a scan
   uint32_t stamp_ = 0;

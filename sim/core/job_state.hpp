@@ -22,10 +22,13 @@ inline bool is_final(JobState s) {
   return s != JobState::Pending && s != JobState::Running;
 }
 
-// One node's share of an allocation.
+// One node's share of an allocation. cpus and mem_mib are 0 where the node gives no CPUs or
+// memory (ClusterConfig::node_cpus / node_mem_bytes): those never bind there.
 struct NodeShare {
   NodeIdx node = 0;
   int32_t gpus = 0;
+  int32_t cpus = 0;
+  int32_t mem_mib = 0;  // MiB: up to 2 PiB a node in 32 bits, keeping a share 16 bytes
 };
 
 struct JobRun {

@@ -30,6 +30,10 @@ struct ClusterView {
   // numbered node-major from gpu_first[node]. A slot with any share counts as one used GPU.
   std::span<const int32_t> gpu_used_milli;
   std::span<const uint32_t> gpu_first;
+  // CPUs and memory (MiB) per node, only where the cluster gives them (empty otherwise; a 0
+  // capacity on one node: not given there, never binds). Free counts are 0 on a node that is down.
+  std::span<const int32_t> capacity_cpus, free_cpus;
+  std::span<const int32_t> capacity_mem_mib, free_mem_mib;
   size_t nodes() const { return capacity_gpus.size(); }
 };
 
@@ -47,6 +51,12 @@ struct Snapshot {
     return allocations.subspan(runs[j].alloc_offset, runs[j].alloc_count);
   }
   bool eligible(JobIdx j) const { return runs[j].eligible_s <= now; }
+  // CPUs allocated to a running job (0 where the cluster gives no CPUs): for CPU billing.
+  int64_t alloc_cpus(JobIdx j) const {
+    int64_t c = 0;
+    for (const auto& s : allocation_of(j)) c += s.cpus;
+    return c;
+  }
 };
 
 enum class PreemptMode : uint8_t {

@@ -67,13 +67,20 @@ struct JobSpec {
   SimTime recorded_start_s = -1;      // start recorded in the trace (-1 = unknown), for validation
   int32_t gpus = 0;                   // total GPUs (SWF: processors)
   int32_t nodes = 0;                  // 0 = any nodes; >0 = exactly this many nodes (gang)
-  int32_t cpus = 0;                   // 0 = not given
+  int32_t cpus = 0;                   // total CPUs over all nodes (Slurm ReqCPUS); 0 = not given
   int32_t gpu_milli = 0;              // fractional GPU share in 1/1000 (0 = whole GPUs); with it gpus == 1
   int32_t priority = 0;               // priority from the trace or the class (k8s PriorityClass value)
   StrId user = 0, account = 0, klass = 0, qos = 0, partition = 0;
   bool preemptible = false;
   bool requeueable = true;            // Slurm JobRequeue=1 default
   int16_t gpu_milli_limit = 0;        // burst maximum of a fractional share (0 = the request); fits the padding
+  // Memory request in MiB (Slurm counts memory in MB = MiB), with what it is per, as sbatch(1)
+  // --mem (per node), --mem-per-cpu, --mem-per-gpu. MemPer::None: not given; where nodes have
+  // consumable memory Slurm then applies DefMemPerNode, whose default (0, "unlimited") gives
+  // the job all the memory of each node it uses (slurm.conf(5) DefMemPerNode; sbatch(1) --mem=0).
+  enum class MemPer : uint8_t { None, Node, Cpu, Gpu };
+  MemPer mem_per = MemPer::None;
+  int32_t mem_mib = 0;  // up to 2 PiB
 };
 
 // A set of jobs sorted by (submit_s, id) plus the strings they refer to.

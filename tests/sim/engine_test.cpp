@@ -238,3 +238,47 @@ TEST_CASE("a job that runs to completion is never TIMEOUT through rounding", "[e
   e.run();
   for (const auto& r : e.runs()) CHECK(r.state == JobState::Completed);
 }
+
+namespace {
+// Starts every pending job at once with the shares it is given (by job index).
+class Placing : public Scheduler {
+ public:
+  std::vector<std::vector<NodeShare>> at;
+  std::string_view name() const override { return "placing"; }
+  void schedule(const Snapshot& v, Decisions& out) override {
+    for (JobIdx j : v.pending) out.start(j, at[j]);
+  }
+};
+}  // namespace
+
+TEST_CASE("CPUs and memory: the engine tracks them per node and refuses a start over them", "[engine][resources]") {
+  Workload w;
+  JobBuilder b{w};
+  b.add(1, 0, 100, 0);  // CPU-only
+  b.add(2, 0, 100, 1);
+  w.jobs[0].cpus = 24;
+  w.jobs[1].cpus = 8;
+  ClusterConfig cl = uniform_cluster("n", 1, 4);
+  cl.node_cpus = {32};
+  cl.node_mem_bytes = {int64_t{1024} << 20};
+  Placing s;
+  s.at = {{{0, 0, 24, 512}}, {{0, 1, 8, 512}}};
+  {
+    Engine e(w, cl, s, EngineConfig{.check_invariants = true});
+    e.run();
+    CHECK(e.runs()[0].start_s == 0);
+    CHECK(e.runs()[1].start_s == 0);
+    CHECK(e.runs()[1].state == JobState::Completed);
+  }
+  s.at[1][0].cpus = 9;  // 8 CPUs left
+  {
+    Engine e(w, cl, s, EngineConfig{.check_invariants = true});
+    CHECK_THROWS_WITH(e.run(), Catch::Contains("node n001 has 8 free CPUs, asked 9"));
+  }
+  s.at[1][0].cpus = 8;
+  s.at[1][0].mem_mib = 513;  // 512 MiB left
+  {
+    Engine e(w, cl, s, EngineConfig{.check_invariants = true});
+    CHECK_THROWS_WITH(e.run(), Catch::Contains("512 MiB of memory free, asked 513"));
+  }
+}

@@ -201,3 +201,43 @@ TEST_CASE("sacct: a trailing fragment is skipped, a malformed line is an InputEr
     CHECK(w.find("column Submit") != std::string::npos);
   }
 }
+
+TEST_CASE("sacct: CPUs and memory from the TRES columns and ReqMem", "[traces][sacct][resources]") {
+  // Job 1: AllocTRES gives cpu and mem (the job's total over its 2 nodes: 64G = 32 GiB a node).
+  // Job 2: no mem in TRES; ReqMem 4000Mc is per CPU. Job 3: ReqMem 16Gn per node, no GPU (kept
+  // with keep_cpu_jobs). Job 4: ReqMem 0 = all of each node's memory.
+  TempDir tmp;
+  const std::string f = tmp.file("res.log");
+  {
+    std::ofstream o(f);
+    o << "JobID|JobIDRaw|Submit|Start|End|NNodes|ReqCPUS|ReqMem|AllocTRES\n"
+      << "1|1|2023-05-01T10:00:00|2023-05-01T10:00:10|2023-05-01T10:30:00|2|16|64G|billing=16,cpu=16,gres/gpu=4,mem=64G,node=2\n"
+      << "2|2|2023-05-01T10:00:00|2023-05-01T10:00:10|2023-05-01T10:30:00|1|8|4000Mc|cpu=8,gres/gpu=1,node=1\n"
+      << "3|3|2023-05-01T10:00:00|2023-05-01T10:00:10|2023-05-01T10:30:00|1|4|16Gn|cpu=4,node=1\n"
+      << "4|4|2023-05-01T10:00:00|2023-05-01T10:00:10|2023-05-01T10:30:00|1|2|0|cpu=2,gres/gpu=1,node=1\n";
+  }
+  const auto d = read_trace(f, Format::Sacct, keep_cpu());
+  REQUIRE(d.report.jobs == 4);
+  const auto* j1 = find_job(d, 1);
+  REQUIRE(j1);
+  CHECK(j1->cpus == 16);
+  CHECK(j1->mem_per == JobSpec::MemPer::Node);
+  CHECK(j1->mem_mib == 32 * 1024);
+  const auto* j2 = find_job(d, 2);
+  REQUIRE(j2);
+  CHECK(j2->mem_per == JobSpec::MemPer::Cpu);
+  CHECK(j2->mem_mib == 4000);
+  const auto* j3 = find_job(d, 3);
+  REQUIRE(j3);
+  CHECK(j3->gpus == 0);
+  CHECK(j3->cpus == 4);
+  CHECK(j3->mem_per == JobSpec::MemPer::Node);
+  CHECK(j3->mem_mib == 16 * 1024);
+  const auto* j4 = find_job(d, 4);
+  REQUIRE(j4);
+  CHECK(j4->mem_per == JobSpec::MemPer::None);
+  // Without keep_cpu_jobs the CPU-only job is dropped and counted, as before.
+  const auto dflt = read_trace(f, Format::Sacct);
+  CHECK(dflt.report.jobs == 3);
+  CHECK(skipped(dflt, "cpu_only_job") == 1);
+}
