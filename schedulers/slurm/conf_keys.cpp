@@ -45,7 +45,7 @@ constexpr std::string_view kQuiet[] = {
     "propagateresourcelimitsexcept", "rebootprogram", "reconfigflags", "resumefailprogram", "resumeprogram",
     "resumerate", "resumetimeout", "resvepilog", "resvprolog", "returntoservice", "routeplugin",
     "sallocdefaultcommand", "sbcastparameters", "schedulerport", "schedulerrootfilter", "scronparameters",
-    "selecttype", "selecttypeparameters", "slurmctldaddr", "slurmctlddebug", "slurmctldhost", "slurmctldlogfile",
+    "selecttype", "slurmctldaddr", "slurmctlddebug", "slurmctldhost", "slurmctldlogfile",
     "slurmctldparameters", "slurmctldpidfile", "slurmctldplugstack", "slurmctldport", "slurmctldprimaryoffprog",
     "slurmctldprimaryonprog", "slurmctldsyslogdebug", "slurmctldtimeout", "slurmddebug", "slurmdlogfile",
     "slurmdparameters", "slurmdpidfile", "slurmdport", "slurmdspooldir", "slurmdsyslogdebug", "slurmdtimeout",
@@ -237,6 +237,8 @@ void setting(const std::string& key, const std::string& v, SlurmConfig& cfg, con
   if (v.empty()) return;
   if (priority_setting(k, key, v, cfg.prio, file, ln, notes)) return;
   if (k == "clustername") cfg.cluster_name = v;
+  // slurm.conf(5): cons_tres's default is CR_Core_Memory; memory binds only with a *_Memory type.
+  else if (k == "selecttypeparameters") cfg.memory_consumable = lower(v).find("memory") != std::string::npos;
   else if (k == "schedulertype") {
     const std::string l = lower(v);
     if (l == "sched/backfill") cfg.sched.backfill = true;

@@ -205,6 +205,9 @@ struct PriorityParams {
 struct SlurmConfig {
   Version version = Version::V22_05;
   std::string cluster_name;
+  // SelectTypeParameters has a *_Memory type (CR_Core_Memory is cons_tres's default, slurm.conf(5)):
+  // RealMemory then binds; with CR_Core or CR_CPU it does not (cluster_from_conf leaves it out).
+  bool memory_consumable = true;
   SchedParams sched;
   PriorityParams prio;
   // AccountingStorageEnforce

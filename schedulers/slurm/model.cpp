@@ -386,7 +386,7 @@ ClusterConfig cluster_from_conf(const SlurmConfig& cfg) {
   }
   if (c.leaf_names.empty()) c.leaf_names.push_back("leaf1");
   const bool any_cpus = std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.cpus_given; });
-  const bool any_mem = std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.real_memory_mb > 0; });
+  const bool any_mem = cfg.memory_consumable && std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.real_memory_mb > 0; });
   for (const auto& n : cfg.nodes) {
     c.node_names.push_back(n.name);
     c.node_gpus.push_back(n.gpus);
