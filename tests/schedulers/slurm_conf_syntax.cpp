@@ -215,3 +215,13 @@ TEST_CASE("slurm.conf Include: nested and relative to each including file", "[sl
   CHECK(c.partitions[0].origin.file == (dir / "a" / "b" / "parts.conf").string());
   fs::remove_all(dir);
 }
+
+TEST_CASE("slurm.conf SelectTypeParameters: RealMemory binds only under a *_Memory type", "[slurm][config][nodes]") {
+  const std::string nodes = "NodeName=n[1-2] CPUs=8 RealMemory=1000 Gres=gpu:2\n";
+  // No SelectTypeParameters: cons_tres's default, CR_Core_Memory (slurm.conf(5)).
+  CHECK(cluster_from_conf(read(nodes)).node_mem_bytes.size() == 2);
+  CHECK(cluster_from_conf(read("SelectTypeParameters=CR_CPU_Memory\n" + nodes)).node_mem_bytes.size() == 2);
+  const ClusterConfig core = cluster_from_conf(read("SelectTypeParameters=CR_Core\n" + nodes));
+  CHECK(core.node_mem_bytes.empty());
+  CHECK(core.node_cpus.size() == 2);  // CPUs still bind
+}
