@@ -56,7 +56,7 @@ TEST_CASE("bad scenarios give one-line errors with a JSON pointer", "[scenario]"
   CHECK_THAT(error_of(d), Catch::StartsWith("s.json:/cluster/nodes: got a string; expected an integer"));
   d = small();
   d["workload"]["jobs"][1]["gpus"] = -2;
-  CHECK_THAT(error_of(d), Catch::StartsWith("s.json:/workload/jobs/1/gpus: got -2; expected an integer >= 1"));
+  CHECK_THAT(error_of(d), Catch::StartsWith("s.json:/workload/jobs/1/gpus: got -2; expected an integer >= 0"));
   d = small();
   d["workload"]["jobs"][1]["gpus"] = 17;
   CHECK_THAT(error_of(d), Catch::Contains("job 102 needs 17 GPUs") && Catch::Contains("the cluster has 16 GPUs"));

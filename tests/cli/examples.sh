@@ -32,9 +32,12 @@ for f in "$SRC"/examples/*.json "$SRC"/examples/slurm-quant/scenario.json "$SRC"
 done
 for f in "$SRC"/examples/fabric/*.json; do
   rm -rf "$T/a" "$T/b"
-  OMP_NUM_THREADS=1 "$FS" fabric "$f" --out "$T/a" >/dev/null 2>&1
-  OMP_NUM_THREADS=2 "$FS" fabric "$f" --out "$T/b" >/dev/null 2>&1
-  same_dirs "$T/a" "$T/b" "$f"
+  mkdir "$T/a" "$T/b"
+  # The same command line in two folders: the pack records its command line (provenance).
+  (cd "$T/a" && OMP_NUM_THREADS=1 "$FS" fabric "$f" --out pack > /dev/null 2> "$T/err") ||
+    { echo "FAIL: $f: fabric exited $?: $(cat "$T/err")" >&2; exit 1; }
+  (cd "$T/b" && OMP_NUM_THREADS=2 "$FS" fabric "$f" --out pack > /dev/null 2>&1)
+  same_dirs "$T/a/pack" "$T/b/pack" "$f"
   n=$((n + 1))
 done
 [ "$n" -ge 12 ] || { echo "FAIL: only $n examples ran" >&2; exit 1; }

@@ -49,7 +49,7 @@ expect_bad() {  # expect_bad FILE PATTERN
 D="$SRC/tests/cli/data"
 expect_bad "$D/bad_unknown_key.json" 'bad_unknown_key.json:/cluster/gpu_count: unknown key'
 expect_bad "$D/bad_type.json" 'bad_type.json:/workload/jobs/0/gpus: got a string; expected an integer'
-expect_bad "$D/bad_negative.json" 'bad_negative.json:/workload/jobs/0/gpus: got -4; expected an integer >= 1'
+expect_bad "$D/bad_negative.json" 'bad_negative.json:/workload/jobs/0/gpus: got -4; expected an integer >= 0'
 expect_bad "$D/bad_too_big.json" 'job 7 needs 64 GPUs'
 expect_bad "$D/bad_syntax.json" 'bad_syntax.json:4: invalid JSON'
 expect_bad "$D/bad_trace.json" 'bad.swf:3:'

@@ -76,7 +76,7 @@ cmp -s scen/day.json "$T/day.before" || fail "a refused import changed scen/day.
 refused "is, holds or lies in an input\|input" site import "${SITE[@]}" -o ../site/sacct.log --force
 # A site's own node names (not PREFIX001...) reach the replay: the cluster comes from slurm.conf.
 sed 's/^NodeName=gpu\[001-006\]/NodeName=n[1-6]/; s/Nodes=gpu\[001-006\]/Nodes=n[1-6]/' ../site/slurm.conf > odd.conf
-"$FS" site import --slurm-conf odd.conf --sacct ../site/sacct.log "${WIN[@]}" -o scen/odd.json > /dev/null 2>&1 || fail "import refused nodes n[1-6]"
+"$FS" site import --slurm-conf odd.conf --dump ../site/sacctmgr.dump --sacct ../site/sacct.log "${WIN[@]}" -o scen/odd.json > /dev/null 2>&1 || fail "import refused nodes n[1-6]"
 "$FS" run scen/odd.json --out out-odd -q 2> /dev/null || fail "run refused the n[1-6] scenario"
 grep -q ',n[1-6]' out-odd/jobs.csv || grep -q 'n\[' out-odd/jobs.csv || fail "jobs.csv does not name nodes n1..n6"
 grep -v '^NodeName\|^PartitionName' ../site/slurm.conf > nonodes.conf
