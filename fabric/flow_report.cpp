@@ -7,18 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/io.hpp"
+
 namespace floorsim::fabric {
 
 using json = nlohmann::json;
 
 namespace {
-
-std::string quoted(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string link_name(const Topology& t, uint32_t l) {
   std::string out = t.node_name(t.link_from[l]);
@@ -55,7 +50,7 @@ const char* links_csv_header() {
 void append_flows_csv(std::string& out, const Topology& t, const std::string& profile, const std::vector<Demand>& d,
                       const TrafficDetail& det) {
   const auto& s = det.routed.set;
-  const std::string p = quoted(profile);
+  const std::string p = io::csv_field(profile);
   for (uint32_t f = 0; f < s.flows(); ++f) {
     const uint32_t di = det.routed.flow_demand[f];
     const double start = d[di].start_s, end = det.completion.finish_s[f], dur = end - start;
@@ -87,7 +82,7 @@ void append_links_csv(std::string& out, const Topology& t, const std::string& pr
   if (det.trace.link_saturated_s.empty()) return;
   const double window = c.makespan_s - c.first_s;
   const auto limited = flows_limited(det, t.links());
-  const std::string p = quoted(profile);
+  const std::string p = io::csv_field(profile);
   for (uint32_t l = 0; l < t.links(); ++l) {
     if (c.link_bytes[l] <= 0) continue;
     const double cap = t.link_capacity_bytes_per_s[l];

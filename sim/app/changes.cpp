@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
 
 namespace floorsim::app {
 using namespace cfg;
@@ -217,12 +218,7 @@ json approval_log_json(const std::vector<PolicyChange>& changes, const std::vect
 }
 
 namespace {
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return q + "\"";
-}
+using io::csv_field;
 std::string joined(const json& a, const char* sep = ";") {
   std::string s;
   for (const auto& x : a) s += (s.empty() ? "" : sep) + (x.is_string() ? x.get<std::string>() : x.dump());

@@ -60,17 +60,6 @@ namespace {
 
 const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '&') o += "&amp;";
-    else if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
-  }
-  return o;
-}
 
 std::string slug(const std::string& s) {
   std::string o;
@@ -155,8 +144,8 @@ std::string svg_open(const std::string& id, const std::string& title, const Fram
   std::string s = fmt::format(
       "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "role=\"img\" aria-label=\"{}\"><title>{}</title>\n",
-      esc(id), f.w, f.h, f.w, f.h, esc(title), esc(title));
-  s += fmt::format("<text x=\"{}\" y=\"16\" class=\"ct\">{}</text>\n", f.ml, esc(title));
+      html_esc(id), f.w, f.h, f.w, f.h, html_esc(title), html_esc(title));
+  s += fmt::format("<text x=\"{}\" y=\"16\" class=\"ct\">{}</text>\n", f.ml, html_esc(title));
   if (!draw_axes) return s;
   s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" class=\"pa\"/>\n", f.ml, f.mt, f.w - f.ml - f.mr, f.h - f.mt - f.mb);
   std::vector<double> xt;
@@ -171,9 +160,9 @@ std::string svg_open(const std::string& id, const std::string& title, const Fram
   for (double v : f.yticks ? nice_ticks(f.y0, f.y1) : std::vector<double>{})
     s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"g\"/><text x=\"{3}\" y=\"{4:.1f}\" class=\"ty\">{5}</text>\n",
                      f.ml, f.w - f.mr, f.Y(v), f.ml - 4, f.Y(v) + 4, f.ytext ? f.ytext(v) : num(v));
-  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"xl\">{}</text>\n", (f.ml + f.w - f.mr) / 2, f.h - 6, esc(xlabel));
+  s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"xl\">{}</text>\n", (f.ml + f.w - f.mr) / 2, f.h - 6, html_esc(xlabel));
   s += fmt::format("<text x=\"12\" y=\"{}\" class=\"yl\" transform=\"rotate(-90 12 {})\">{}</text>\n", (f.mt + f.h - f.mb) / 2,
-                   (f.mt + f.h - f.mb) / 2, esc(ylabel));
+                   (f.mt + f.h - f.mb) / 2, html_esc(ylabel));
   return s;
 }
 
@@ -188,7 +177,7 @@ std::string step_path(const Frame& f, const std::vector<std::pair<double, double
 
 std::string legend(const std::vector<std::pair<std::string, std::string>>& items) {
   std::string s = "<p class=\"lg\">";
-  for (const auto& [name, colour] : items) s += fmt::format("<span style=\"color:{}\">&#9632;</span> {} &nbsp; ", colour, esc(name));
+  for (const auto& [name, colour] : items) s += fmt::format("<span style=\"color:{}\">&#9632;</span> {} &nbsp; ", colour, html_esc(name));
   return s + "</p>\n";
 }
 
@@ -205,7 +194,7 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}
 
 std::string page_open(const std::string& title) {
   return fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{}</style></head><body>\n<h1>{}</h1>\n",
-                     esc(title), kStyle, esc(title));
+                     html_esc(title), kStyle, html_esc(title));
 }
 
 // ------------------------------------------------------------------ run report
@@ -238,7 +227,7 @@ std::string run_summary_html(const json& m, const json& resolved, const json& ve
   std::string h = "<section id=\"summary\"><h2>Summary</h2>\n";
   const std::string desc = resolved.is_object() ? resolved.value("description", std::string()) : std::string();
   h += fmt::format("<p><b>Question:</b> {}</p>\n",
-                   esc(desc.empty() ? "how does " + name + " run under " + m.value("scheduler", std::string("?")) + "?" : desc));
+                   html_esc(desc.empty() ? "how does " + name + " run under " + m.value("scheduler", std::string("?")) + "?" : desc));
   if (verdict.is_object() && verdict.contains("criteria")) {
     size_t failed = 0, total = 0;
     std::string first;
@@ -247,7 +236,7 @@ std::string run_summary_html(const json& m, const json& resolved, const json& ve
       ++total;
       if (!c.value("pass", true) && failed++ == 0) first = c.value("name", std::string()) + " (fix: " + c.value("layer", std::string()) + ")";
     }
-    h += failed ? fmt::format("<p><b>Verdict:</b> <span class=\"fail\">FAIL</span>: {} of {} criteria failed; first {}.</p>\n", failed, total, esc(first))
+    h += failed ? fmt::format("<p><b>Verdict:</b> <span class=\"fail\">FAIL</span>: {} of {} criteria failed; first {}.</p>\n", failed, total, html_esc(first))
                 : fmt::format("<p><b>Verdict:</b> <span class=\"pass\">PASS</span>: all {} criteria held.</p>\n", total);
   } else {
     h += "<p><b>Verdict:</b> none (a plain run; <code>floorsim rehearse</code> judges one).</p>\n";
@@ -256,7 +245,7 @@ std::string run_summary_html(const json& m, const json& resolved, const json& ve
   for (auto it = m["classes"].begin(); it != m["classes"].end(); ++it)
     lost += it.value().value("lost_gpu_s", 0.0), misses += it.value().value("deadline_misses", 0.0);
   h += "<table><tr><th>figure</th><th>value</th></tr>\n";
-  auto row = [&](const std::string& k, const std::string& v) { h += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", esc(k), v); };
+  auto row = [&](const std::string& k, const std::string& v) { h += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", html_esc(k), v); };
   row("jobs", num(m.value("jobs", 0.0)));
   row("makespan (h:mm)", hmm(m.value("makespan_s", 0.0)));
   row("GPU utilization", fmt::format("{:.1f}%", 100 * m.value("utilization", 0.0)));
@@ -265,7 +254,7 @@ std::string run_summary_html(const json& m, const json& resolved, const json& ve
   row("lost work (GPU-hours)", fmt::format("{:.1f}", lost / 3600));
   row("deadline misses", num(misses));
   h += "</table>\n";
-  h += fmt::format("<p class=\"note\">{} under {}. Source: {}</p>\n", esc(name), esc(m.value("scheduler", std::string("?"))), esc(dir.string()));
+  h += fmt::format("<p class=\"note\">{} under {}. Source: {}</p>\n", html_esc(name), html_esc(m.value("scheduler", std::string("?"))), html_esc(dir.string()));
   return h + "</section>\n";
 }
 
@@ -274,9 +263,9 @@ std::string verdict_html(const json& verdict) {
   std::string h = "<h2>Verdict</h2>\n<table><tr><th>criterion</th><th>measured</th><th>target</th><th>result</th><th>layer</th></tr>\n";
   for (const auto& c : verdict["criteria"]) {
     const bool ev = c.value("evaluated", true), ok = c.value("pass", true);
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", esc(c.value("name", "")),
-                     esc(c.value("measured", "")), esc(c.value("target", "")), ok ? "pass" : "fail", !ev ? "n/a" : ok ? "PASS" : "FAIL",
-                     esc(c.value("layer", "")));
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n", html_esc(c.value("name", "")),
+                     html_esc(c.value("measured", "")), html_esc(c.value("target", "")), ok ? "pass" : "fail", !ev ? "n/a" : ok ? "PASS" : "FAIL",
+                     html_esc(c.value("layer", "")));
   }
   h += "</table>\n";
   return h;
@@ -288,7 +277,7 @@ std::string classes_table_html(const json& m, const std::vector<std::string>& cl
   for (const auto& c : classes) {
     const json& k = m["classes"][c];
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                     esc(c), num(k.value("jobs", 0.0)), num(k.value("floor_gpus", 0.0)), fmt::format("{:.1f}%", 100 * k.value("floor_attainment", 0.0)),
+                     html_esc(c), num(k.value("jobs", 0.0)), num(k.value("floor_gpus", 0.0)), fmt::format("{:.1f}%", 100 * k.value("floor_attainment", 0.0)),
                      k.contains("wait_s") ? hmm(k["wait_s"].value("p50", 0.0)) : "-", k.contains("wait_s") ? hmm(k["wait_s"].value("p99", 0.0)) : "-",
                      k["deadline_margin_s"].is_number() ? hmm(k["deadline_margin_s"].get<double>())
                      : k.value("deadline_misses", 0.0) > 0 ? "<span class=\"fail\">missed</span>" : "-",
@@ -383,7 +372,7 @@ std::string wait_cdf_html(const std::vector<JobRow>& jobs, const ClassColours& c
     for (size_t i = 0; i < w.size(); ++i)
       if (i + 1 == w.size() || w[i + 1] != w[i]) pts.emplace_back(w[i], static_cast<double>(i + 1) / w.size());
     h += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}: {} jobs</title></path>\n",
-                     step_path(f, pts, f.x1), cc.colour.at(c), esc(c), w.size());
+                     step_path(f, pts, f.x1), cc.colour.at(c), html_esc(c), w.size());
   }
   h += "</svg>\n";
   return h;
@@ -407,8 +396,8 @@ std::string deadline_margins_html(const json& m, const json& resolved, const Cla
     const auto& [c, v] = margins[i];
     const double y = f.mt + rowh * i + rowh * 0.2, x0 = f.X(std::min(0.0, v)), x1 = f.X(std::max(0.0, v));
     h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}: {} min</title></rect>\n", x0, y,
-                     std::max(1.0, x1 - x0), rowh * 0.6, v < target ? "#d62728" : cc.colour.at(c), esc(c), num(v));
-    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + rowh * 0.4, esc(c));
+                     std::max(1.0, x1 - x0), rowh * 0.6, v < target ? "#d62728" : cc.colour.at(c), html_esc(c), num(v));
+    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + rowh * 0.4, html_esc(c));
   }
   if (margins.empty())
     h += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tx\">no class has deadline jobs</text>\n", f.w / 2, f.mt + 20);
@@ -448,8 +437,8 @@ std::string gantt_html(const std::vector<JobRow>& jobs, const ClassColours& cc) 
                      "{} preemptions, state {}</title></rect>\n",
                      f.X(jr.start / 3600), y, std::max(1.0, f.X(jr.end / 3600) - f.X(jr.start / 3600)),
                      cc.colour.count(jr.cls) ? cc.colour.at(jr.cls) : "#777", jr.preemptions > 0 ? " stroke=\"#d62728\" stroke-width=\"2\"" : "",
-                     esc(jr.id), esc(jr.cls), num(jr.gpus), num(jr.start), num(jr.end), jr.preemptions, esc(jr.state));
-    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{} {} x{}{}</text>\n", f.ml - 4, y + 9, esc(jr.cls), esc(jr.id), num(jr.gpus),
+                     html_esc(jr.id), html_esc(jr.cls), num(jr.gpus), num(jr.start), num(jr.end), jr.preemptions, html_esc(jr.state));
+    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{} {} x{}{}</text>\n", f.ml - 4, y + 9, html_esc(jr.cls), html_esc(jr.id), num(jr.gpus),
                      jr.preemptions > 0 ? fmt::format(" (preempted {})", jr.preemptions) : "");
   }
   h += "</svg>\n";
@@ -477,8 +466,8 @@ std::string preemptions_html(const json& m, const std::vector<std::string>& clas
     const char* cols[] = {"#d62728", "#ff7f0e", "#7f7f7f"};
     for (int b = 0; b < 3; ++b)
       h += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"8\" fill=\"{}\"><title>{}: {}</title></rect>\n", f.ml, y + 9 * b,
-                       std::max(0.5, f.X(vals[b]) - f.ml), cols[b], esc(classes[i]), num(vals[b]));
-    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + 16, esc(classes[i]));
+                       std::max(0.5, f.X(vals[b]) - f.ml), cols[b], html_esc(classes[i]), num(vals[b]));
+    h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty\">{}</text>\n", f.ml - 4, y + 16, html_esc(classes[i]));
   }
   h += "</svg>\n";
   return h;
@@ -590,29 +579,29 @@ std::string sweep_chart_html(const std::string& id, const std::string& metric, c
   h += svg_open(id, title, f, aname + (numeric ? "" : " (categories)"), mw.words + unit_suffix(mw.unit));
   if (!numeric)  // category names under their positions
     for (size_t c = 0; c < cats.size(); ++c)
-      h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tx\">{}</text>\n", f.X(static_cast<double>(c)), f.h - f.mb + 26, esc(cats[c]));
+      h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tx\">{}</text>\n", f.X(static_cast<double>(c)), f.h - f.mb + 26, html_esc(cats[c]));
   const double band_y = f.h - f.mb + 38;  // the "no value" band, under the x labels
   if (missing) h += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"ty missing-label\">no value</text>\n", f.ml - 4, band_y + 4);
   for (const auto& p : pts) {
-    const std::string xt = numeric ? num(p.x) : esc(cats[static_cast<size_t>(p.x)]);
+    const std::string xt = numeric ? num(p.x) : html_esc(cats[static_cast<size_t>(p.x)]);
     const char* colour = p.verdict < 0 ? "#1f77b4" : p.verdict ? "#2ca02c" : "#d62728";
     if (p.y) {
       const double y = to_display(mw.unit, *p.y);
       h += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\" fill-opacity=\"0.75\" class=\"{}\"><title>point {}: {} = {}, {} = {}{}</title></circle>\n",
-                       f.X(p.x), f.Y(y), colour, p.verdict == 0 ? "pt failed" : "pt", p.index, esc(aname), xt, esc(mw.words),
+                       f.X(p.x), f.Y(y), colour, p.verdict == 0 ? "pt failed" : "pt", p.index, html_esc(aname), xt, html_esc(mw.words),
                        format_display(mw.unit, y), p.verdict == 0 ? " (verdict failed)" : "");
     } else {
       const double cx = f.X(p.x);
       h += fmt::format("<path d=\"M{:.1f},{:.1f}l8,8m0,-8l-8,8\" stroke=\"#d62728\" stroke-width=\"2\" class=\"pt missing\"><title>point {}: {} = {}, no {} (never reached)</title></path>\n",
-                       cx - 4, band_y - 4, p.index, esc(aname), xt, esc(mw.words));
+                       cx - 4, band_y - 4, p.index, html_esc(aname), xt, html_esc(mw.words));
     }
   }
   if (pts.empty()) h += fmt::format("<text x=\"{}\" y=\"{}\" class=\"tx\">no points</text>\n", f.w / 2, f.h / 2);
   h += "</svg>\n";
   std::string cap = fmt::format("{} points", pts.size());
   if (failed) cap += fmt::format("; verdict failed at {} (red)", failed);
-  if (missing) cap += fmt::format("; {} with no {} (&times; under the axis)", missing, esc(mw.words));
-  h += fmt::format("<p class=\"note cap\" id=\"{}-caption\">{}</p></div>\n", esc(id), cap);
+  if (missing) cap += fmt::format("; {} with no {} (&times; under the axis)", missing, html_esc(mw.words));
+  h += fmt::format("<p class=\"note cap\" id=\"{}-caption\">{}</p></div>\n", html_esc(id), cap);
   return h;
 }
 
@@ -625,7 +614,7 @@ std::string sweep_summary_html(const json& sj, const std::vector<json>& lines, c
   std::string h = "<section id=\"summary\"><h2>Summary</h2>\n";
   const std::string question = sj.value("description", std::string());
   h += fmt::format("<p><b>Question:</b> {}</p>\n",
-                   esc(question.empty() ? "how do the results change with " + axes_words + "?" : question));
+                   html_esc(question.empty() ? "how do the results change with " + axes_words + "?" : question));
   size_t fails = 0, errors = 0;
   for (const auto& l : lines) {
     if (l.contains("verdict") && !l["verdict"].value("pass", true)) ++fails;
@@ -650,14 +639,14 @@ std::string sweep_summary_html(const json& sj, const std::vector<json>& lines, c
     }
     std::sort(v.begin(), v.end());
     auto cell = [&](size_t i) { return v.empty() ? std::string("-") : format_display(mw.unit, v[i]); };
-    h += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n", esc(mw.words), unit_suffix(mw.unit),
+    h += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\n", html_esc(mw.words), unit_suffix(mw.unit),
                      cell(0), cell(v.size() / 2), cell(v.empty() ? 0 : v.size() - 1), none ? "fail" : "", none);
   }
   h += "</table>\n";
   for (const auto& a : noop)
     h += fmt::format("<p class=\"noop\" id=\"noop-{}\"><b>No effect:</b> axis {} changes none of these figures nor the verdict: "
                      "every point that differs only in it has identical results.</p>\n",
-                     esc(slug(a)), esc(a));
+                     html_esc(slug(a)), html_esc(a));
   return h + "</section>\n";
 }
 
@@ -684,13 +673,13 @@ std::string sweep_report(const fs::path& dir, const Options& o) {
   std::string h = page_open("floorsim sweep report: " + sj.value("name", std::string("sweep")));
   h += sweep_summary_html(sj, lines, metrics, noop, verdicts);
   h += fmt::format("<p class=\"note\">{} of {} points in {} ({} sweep{}).{}</p>\n", lines.size(), num(sj.value("points", 0.0)),
-                   esc(dir.string()), esc(sj.value("kind", std::string("scenario"))), torn ? "; the last line was torn" : "",
+                   html_esc(dir.string()), html_esc(sj.value("kind", std::string("scenario"))), torn ? "; the last line was torn" : "",
                    verdicts ? " Points whose verdict failed are red; those that held, green." : "");
   size_t ai = 0;
   for (const auto& axis : sj["axes"]) {
     const std::string aname = axis.value("name", std::string("axis"));
     const bool is_noop = std::find(noop.begin(), noop.end(), aname) != noop.end();
-    h += fmt::format("<h2>By {}{}</h2>\n", esc(aname), is_noop ? " <span class=\"fail\">(no effect: identical figures and verdict for every value)</span>" : "");
+    h += fmt::format("<h2>By {}{}</h2>\n", html_esc(aname), is_noop ? " <span class=\"fail\">(no effect: identical figures and verdict for every value)</span>" : "");
     // Categorical positions for non-numeric axis values.
     std::vector<std::string> cats;
     bool numeric = true;

@@ -16,8 +16,6 @@ namespace floorsim::app::report {
 
 using json = nlohmann::json;
 
-namespace {
-
 std::string html_esc(const std::string& s) {
   std::string o;
   for (char c : s) {
@@ -31,6 +29,8 @@ std::string html_esc(const std::string& s) {
   }
   return o;
 }
+
+namespace {
 
 std::vector<std::string> split_path(const std::string& p) {
   std::vector<std::string> parts;

@@ -10,6 +10,9 @@
 
 namespace floorsim::app::report {
 
+// Text made safe inside HTML elements and double-quoted attributes (& < > ").
+std::string html_esc(const std::string& s);
+
 enum class Unit { Time, Percent, GpuHours, Plain };
 
 struct MetricWords {

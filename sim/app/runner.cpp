@@ -21,13 +21,7 @@ namespace {
 // Numbers in CSV: shortest round-trip form, empty for "unknown".
 std::string num(double v) { return v < 0 ? std::string() : fmt::format("{}", v); }
 
-// CSV field quoting (RFC 4180) for names that may hold commas or quotes.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+using io::csv_field;
 
 json nullable(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 

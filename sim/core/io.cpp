@@ -76,4 +76,11 @@ std::string read_file(const fs::path& path) { return input::read_document(path.s
 
 void check_utf8(std::string_view text, const std::string& file) { input::check_utf8(text, file, 1); }
 
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 }  // namespace floorsim::io

@@ -24,4 +24,7 @@ std::string read_file(const std::filesystem::path& path);
 // other bytes. Throws InputError(file, LINE, ...) at the first byte that is not UTF-8.
 void check_utf8(std::string_view text, const std::string& file);
 
+// One CSV field (RFC 4180): quoted, inner quotes doubled, when it holds a comma, quote or newline.
+std::string csv_field(const std::string& s);
+
 }  // namespace floorsim::io
