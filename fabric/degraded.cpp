@@ -136,7 +136,7 @@ json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double b_fl
   return degraded;
 }
 
-json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h) {
+json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h, const PackProgress& progress) {
   const Topology& t = s.topology;
   const auto& w = s.worst_failure;
   uint64_t count = 0;
@@ -152,7 +152,10 @@ json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h) {
     return out;
   }
   std::vector<Score> scores;
-  for (size_t i = 0; i < cands.size(); ++i) scores.push_back(score_of(s, h, failure_of(t, cands[i].entry), i));
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (progress) progress("worst failure", i, cands.size());
+    scores.push_back(score_of(s, h, failure_of(t, cands[i].entry), i));
+  }
   std::vector<Score> all = scores;
   std::stable_sort(all.begin(), all.end(), [](const Score& a, const Score& b) {
     if (a.disconnected != b.disconnected) return a.disconnected > b.disconnected;

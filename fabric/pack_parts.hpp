@@ -40,6 +40,6 @@ nlohmann::json vs_healthy(const nlohmann::json& result, double healthy_slowest_s
 // Degraded cases, rerouted (the failure policy) and static (healthy routes kept).
 nlohmann::json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double healthy_bisection);
 // Every single switch and cable failure, ranked.
-nlohmann::json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h);
+nlohmann::json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h, const PackProgress& progress);
 
 }  // namespace floorsim::fabric::pack

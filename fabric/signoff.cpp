@@ -68,7 +68,7 @@ TrafficResult run_traffic(const Topology& t, const FailureSet& f, const RoutingO
 namespace pack {
 
 json result_json(const TrafficResult& r) {
-  auto finite = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  const auto finite = io::json_finite;
   json j = {{"slowest_s", finite(r.all.slowest_s)},
             {"mean_s", finite(r.all.mean_s)},
             {"p99_s", finite(r.all.p99_s)},
@@ -395,7 +395,10 @@ json run_signoff(const FabricScenario& s, const std::string& command_line) {
   return run_signoff_pack(s, command_line).pack;
 }
 
-SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command_line) {
+SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command_line, const PackProgress& progress) {
+  const auto step = [&](const char* name) {
+    if (progress) progress(name, 0, 0);
+  };
   const Topology& t = s.topology;
   // "Full scale reached" must be a claim about the real fabric, not the model measured against itself.
   if (s.full_scale_hosts == 0)
@@ -419,20 +422,27 @@ SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command
   pack["analytic"] = analytic_json(s, b_flow);
 
   // Traffic profiles: healthy, scenario routing (+ the other two modes when compare is on).
+  step("traffic");
   const std::vector<RoutingMode> modes = modes_run(s);
   HealthyTraffic h = healthy_traffic(s, modes);
   pack["traffic"] = h.traffic;
+  step("mixes");
   pack["mixes"] = mixes_json(s, h);
   out.flows_csv = flows_csv_header() + h.flows_csv;
   out.links_csv = links_csv_header() + h.links_csv;
   pack["routing"] = routing_json(s, modes);
-  if (s.compare_routing) pack["routing_comparison"] = routing_comparison_json(s);
+  if (s.compare_routing) {
+    step("routing comparison");
+    pack["routing_comparison"] = routing_comparison_json(s);
+  }
   pack["fan_out"] = {{"hosts_tested", h.fan_out},
                      {"fabric_hosts", t.hosts()},
                      {"full_scale_hosts", s.full_scale_hosts},
                      {"reached_full_scale", h.fan_out >= s.full_scale_hosts}};
+  step("degraded cases");
   pack["degraded"] = degraded_json(s, h, b_flow);
-  if (s.worst_failure.enabled) pack["worst_failure"] = worst_failure_json(s, h);
+  if (s.worst_failure.enabled) pack["worst_failure"] = worst_failure_json(s, h, progress);
+  step("topology variants");
   pack["variants"] = variants_json(s);
   pack["jobs"] = jobs_json(s);
 

@@ -8,6 +8,7 @@
 // The format is declared once with cfg::ObjectSpec (sim/core/config_spec.hpp): strict (unknown
 // keys are errors naming the JSON pointer), every default written into the pack's "scenario".
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -144,6 +145,10 @@ struct SignoffPack {
   nlohmann::json pack;
   std::string flows_csv, links_csv;
 };
-SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command_line = "");
+// The step under way ("traffic", "degraded cases", "worst failure", ...) and how many of its
+// `total` units are done: for a progress line. Called from the solving thread only.
+using PackProgress = std::function<void(const std::string& step, uint64_t done, uint64_t total)>;
+SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command_line = "",
+                             const PackProgress& progress = {});
 
 }  // namespace floorsim::fabric

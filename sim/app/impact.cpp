@@ -8,6 +8,7 @@
 
 #include "sim/app/runner.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/io.hpp"
 
 namespace floorsim::app {
 
@@ -56,7 +57,7 @@ Impact analyse_impact(const Scenario& sc, const std::vector<std::string>& ids) {
 }
 
 namespace {
-nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+using io::json_finite;
 std::string cell(double v, const char* f = "{:.0f}") {
   if (std::isnan(v)) return "-";
   if (std::isinf(v)) return v < 0 ? "missed" : "inf";
@@ -69,7 +70,7 @@ nlohmann::json to_json(const Impact& im) {
   for (const auto& c : im.classes) {
     cs[c.klass] = {
         {"floor_attainment", {{"before", c.attain_before}, {"after", c.attain_after}, {"delta", c.attain_after - c.attain_before}}},
-        {"deadline_margin_s", {{"before", num(c.margin_before_s)}, {"after", num(c.margin_after_s)}, {"delta", num(c.margin_after_s - c.margin_before_s)}}},
+        {"deadline_margin_s", {{"before", json_finite(c.margin_before_s)}, {"after", json_finite(c.margin_after_s)}, {"delta", json_finite(c.margin_after_s - c.margin_before_s)}}},
         {"p99_wait_s", {{"before", c.p99_before_s}, {"after", c.p99_after_s}, {"delta", c.p99_after_s - c.p99_before_s}}}};
   }
   return {{"changes", im.changes}, {"classes", cs}};

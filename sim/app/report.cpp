@@ -117,6 +117,7 @@ struct Frame {
   bool xlog1p = false;  // x drawn as log10(1 + x)
   bool yticks = true;   // false for bar charts whose rows are labelled instead
   std::string (*ytext)(double) = nullptr;  // y tick labels (null: plain numbers)
+  bool yhours = false;  // y in hours, labelled h:mm: ticks on whole minutes, so no two labels read alike
   double fx(double x) const { return xlog1p ? std::log10(1 + std::max(0.0, x)) : x; }
   double X(double x) const {
     const double a = fx(x0), b = fx(x1);
@@ -139,6 +140,23 @@ std::vector<double> nice_ticks(double a, double b, int n = 5) {
   return t;
 }
 
+// Ticks for an axis in hours labelled h:mm: steps of whole minutes or hours (1, 2, 5, 10, 15,
+// 30 min; 1, 2, 3, 6, 12 h; then whole days), so rounding to the minute never repeats a label.
+std::vector<double> hour_ticks(double a, double b, int n = 5) {
+  if (!(b > a)) return {a};
+  const double raw = (b - a) / n;
+  double step = 0;
+  for (double m : {1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 180.0, 360.0, 720.0, 1440.0})
+    if (raw <= m / 60) {
+      step = m / 60;
+      break;
+    }
+  if (step == 0) step = 24 * std::ceil(raw / 24);
+  std::vector<double> t;
+  for (double k = std::ceil(a / step - 1e-9); k * step <= b + step * 1e-9; k += 1) t.push_back(k * step);
+  return t;
+}
+
 std::string svg_open(const std::string& id, const std::string& title, const Frame& f, const std::string& xlabel,
                      const std::string& ylabel, bool draw_axes = true) {
   std::string s = fmt::format(
@@ -157,7 +175,7 @@ std::string svg_open(const std::string& id, const std::string& title, const Fram
   for (double v : xt)
     s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" class=\"g\"/><text x=\"{0:.1f}\" y=\"{3}\" class=\"tx\">{4}</text>\n",
                      f.X(v), f.mt, f.h - f.mb, f.h - f.mb + 14, num(v));
-  for (double v : f.yticks ? nice_ticks(f.y0, f.y1) : std::vector<double>{})
+  for (double v : !f.yticks ? std::vector<double>{} : f.yhours ? hour_ticks(f.y0, f.y1) : nice_ticks(f.y0, f.y1))
     s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"g\"/><text x=\"{3}\" y=\"{4:.1f}\" class=\"ty\">{5}</text>\n",
                      f.ml, f.w - f.mr, f.Y(v), f.ml - 4, f.Y(v) + 4, f.ytext ? f.ytext(v) : num(v));
   s += fmt::format("<text x=\"{}\" y=\"{}\" class=\"xl\">{}</text>\n", (f.ml + f.w - f.mr) / 2, f.h - 6, html_esc(xlabel));
@@ -556,7 +574,7 @@ std::string sweep_chart_html(const std::string& id, const std::string& metric, c
   Frame f;
   f.w = 420, f.h = 250;
   f.mb = 56;
-  if (mw.unit == Unit::Time) f.ytext = hmm_hours;
+  if (mw.unit == Unit::Time) f.ytext = hmm_hours, f.yhours = true;
   if (mw.unit == Unit::Percent) f.ytext = percent_text;
   double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
   size_t missing = 0, failed = 0;
@@ -574,6 +592,10 @@ std::string sweep_chart_html(const std::string& id, const std::string& metric, c
   if (y0 > y1) y0 = 0, y1 = 1;
   const double px = (x1 - x0) * 0.05 + (x1 == x0 ? 0.5 : 0), py = (y1 - y0) * 0.08 + (y1 == y0 ? std::max(1.0, std::fabs(y0) * 0.1) : 0);
   f.x0 = x0 - px, f.x1 = x1 + px, f.y0 = y0 - py, f.y1 = y1 + py;
+  if (f.yhours) {  // whole minutes, at least two of them, so the axis has two distinct h:mm ticks
+    f.y0 = std::floor(f.y0 * 60) / 60, f.y1 = std::ceil(f.y1 * 60) / 60;
+    if (f.y1 - f.y0 < 2.0 / 60) f.y1 = f.y0 + 2.0 / 60;
+  }
   const std::string title = mw.words + unit_suffix(mw.unit) + " by " + aname;
   std::string h = "<div class=\"small\">";
   h += svg_open(id, title, f, aname + (numeric ? "" : " (categories)"), mw.words + unit_suffix(mw.unit));

@@ -23,7 +23,7 @@ std::string num(double v) { return v < 0 ? std::string() : fmt::format("{}", v);
 
 using io::csv_field;
 
-json nullable(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+using io::json_finite;
 
 }  // namespace
 
@@ -154,7 +154,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     c["lost_gpu_s"] = a.lost;
     c["floor_gpus"] = k < sc.floors.size() ? sc.floors[k] : 0;
     c["floor_attainment"] = entitled > 0 ? ledger.delivered_gpu_s(k) / entitled : 1.0;
-    c["deadline_margin_s"] = a.deadline_jobs ? nullable(a.margin) : json(nullptr);
+    c["deadline_margin_s"] = a.deadline_jobs ? json_finite(a.margin) : json(nullptr);
     c["deadline_misses"] = a.deadline_misses;
     c["preemptions"] = a.preemptions;
     c["requeues"] = a.requeues;

@@ -476,7 +476,7 @@ json evaluate_point(const SweepSpec& s, size_t index) {
 namespace {
 
 json case_metrics(const fabric::DurationStats& d, uint64_t demands, uint64_t flows, uint32_t disconnected) {
-  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  const auto num = io::json_finite;
   return {{"slowest_s", num(d.slowest_s)}, {"mean_s", num(d.mean_s)}, {"p99_s", num(d.p99_s)},
           {"demands", demands},           {"flows", flows},          {"disconnected", disconnected}};
 }
@@ -494,7 +494,7 @@ std::vector<json> fabric_lines(const SweepSpec& s, const std::vector<size_t>& in
   std::vector<FabricPoint> pts;
   for (size_t i : indices) pts.push_back(load_fabric_point(s, i));
   std::vector<json> metrics(indices.size(), json::object());
-  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  const auto num = io::json_finite;
   if (!batch) {
     // Per-scenario path: fabric/'s own solver and the scalar runtime formula, one problem at a time.
     fabric::MaxMinSolver solver;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabric/signoff.hpp"
+#include "sim/app/progress.hpp"
 #include "sim/cli/verbs.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/output_guard.hpp"
@@ -14,13 +15,13 @@
 namespace floorsim::cli {
 
 const VerbDoc kFabricDoc{
-    .usage = "FABRIC.json --out DIR [--routing MODE] [--force] | --format",
+    .usage = "FABRIC.json --out DIR [--routing MODE] [--force] [--progress WHEN] [--quiet] | --format",
     .description =
         "The fat-tree sign-off pack: build the fabric (k-ary fat-tree, leaf-spine or any generalized fat-tree, with "
         "taper and link generations), route each traffic profile (D-mod-K, hash ECMP or ideal split), solve max-min "
         "fair contention, repeat for every degraded case (failed links, switches, pods), and write signoff.md and "
         "signoff.json with bisection bounds, per-tier load and the slowest flows.",
-    .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}, {"routing", "MODE"}},
+    .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}, {"routing", "MODE"}, {"progress", "WHEN"}},
     .examples = {{"floorsim fabric examples/fabric/k8_quant.json --out out/fabric",
                   "sign off a k=8 fat-tree for the quant traffic"},
                  {"floorsim fabric examples/fabric/qtbs_taper.json --out out/taper --routing ecmp",
@@ -29,13 +30,16 @@ const VerbDoc kFabricDoc{
 
 int verb_fabric(const Args& args) {
   po::options_description opt;
-  std::string input, out, routing;
+  std::string input, out, routing, progress;
+  bool quiet = false;
   opt.add_options()
       ("scenario", po::value(&input), "fabric scenario JSON (required)")
       ("out,o", po::value(&out), std::string("output directory (required)").append(kDirOutRule).c_str())
       ("routing", po::value(&routing)->default_value("scenario"),
        "override the scenario's routing mode: scenario | dmodk | ecmp | split")
-      ("format", po::bool_switch(), "print the scenario format (every key, its default and unit) and exit (off)");
+      ("format", po::bool_switch(), "print the scenario format (every key, its default and unit) and exit (off)")
+      ("quiet,q", po::bool_switch(&quiet), "print nothing on success (off)");
+  add_progress_option(opt, &progress);
   bool force = false;
   add_force_option(opt, &force);
   po::positional_options_description pos;
@@ -67,7 +71,17 @@ int verb_fabric(const Args& args) {
     for (char c : a) command += c == '\'' ? std::string("'\\''") : std::string(1, c);
     command += "'";
   }
-  const fabric::SignoffPack result = fabric::run_signoff_pack(scenario, command);
+  // The progress line names the step under way; the worst-failure search counts its candidates.
+  app::Progress bar(progress_stream(progress, quiet), "fabric");
+  const fabric::SignoffPack result =
+      fabric::run_signoff_pack(scenario, command, [&bar, shown = std::string()](const std::string& step, uint64_t done,
+                                                                               uint64_t total) mutable {
+        if (!bar.on()) return;
+        const bool new_step = step != shown;
+        if (new_step) bar.set_label("fabric: " + (shown = step));
+        if (new_step || bar.due()) bar.update(done, total);
+      });
+  bar.finish();
   const nlohmann::json& pack = result.pack;
   io::OutputDir dir(target);
   dir.write("signoff.json", pack.dump(2) + "\n");
@@ -76,6 +90,7 @@ int verb_fabric(const Args& args) {
   dir.write("links.csv", result.links_csv);
   dir.commit();
   const auto& first = pack["traffic"][0]["results"][fabric::routing_name(scenario.routing.mode)];
+  if (quiet) return kExitOk;
   std::cerr << "floorsim: fabric: wrote " << out << "/signoff.md, signoff.json, flows.csv and links.csv (slowest flow of "
             << pack["traffic"][0]["name"].get<std::string>() << ": "
             << (!first.contains("slowest_s")       ? std::string("skipped")

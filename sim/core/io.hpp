@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace floorsim::io {
 
 // Writes `content` to `path` via `path.tmp-<pid>` + fsync + rename. Throws std::runtime_error
@@ -26,5 +28,8 @@ void check_utf8(std::string_view text, const std::string& file);
 
 // One CSV field (RFC 4180): quoted, inner quotes doubled, when it holds a comma, quote or newline.
 std::string csv_field(const std::string& s);
+
+// A figure for a JSON output: the number, or null where it is not finite (JSON has no inf/NaN).
+nlohmann::json json_finite(double v);
 
 }  // namespace floorsim::io

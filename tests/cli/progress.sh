@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end: the long verbs (run, rehearse and its --growth search, sweep) draw one progress
+# End-to-end: the long verbs (run, rehearse and its --growth search, sweep, fabric) draw one progress
 # line on stderr when it is a terminal (here a pseudo-terminal from script(1)), and print
 # nothing there when it is not, or with -q; --progress always/never overrides.
 set -euo pipefail
@@ -38,4 +38,11 @@ grep -q 'growth: run 2 at load x' "$T/g.err" || fail "no growth progress: $(cat 
 # sweep keeps its bar.
 "$FS" sweep "$SRC/tests/cli/data/sweep_small.json" --out "$T/s" -q --progress always -j2 2> "$T/s.err"
 grep -q 'sweep \[#* *\] 8/8' "$T/s.err" || fail "no sweep progress: $(cat -v "$T/s.err" | tail -c 300)"
+# fabric: the pack's steps, and the worst-failure search counting its candidates.
+"$FS" fabric "$SRC/examples/fabric/committee.json" --out "$T/f" -q --progress always 2> "$T/f.err"
+grep -q 'fabric: traffic' "$T/f.err" && grep -q 'fabric: worst failure \[#* *\] [0-9]*/[0-9]*' "$T/f.err" ||
+  fail "no fabric progress: $(cat -v "$T/f.err" | tail -c 300)"
+"$FS" fabric "$SRC/examples/fabric/committee.json" --out "$T/f2" -q 2> "$T/f2.err"
+[ ! -s "$T/f2.err" ] || fail "fabric -q printed: $(cat "$T/f2.err")"
+cmp -s <(grep -v command_line "$T/f/signoff.json") <(grep -v command_line "$T/f2/signoff.json") || fail "progress changed the fabric pack"
 echo "progress.sh: ok"

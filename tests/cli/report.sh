@@ -57,6 +57,12 @@ grep -q 'id="chart-sweep-1-classes-var-deadline-margin-s-caption">4 points; verd
 [ "$(grep -c 'class="pt missing"' "$T/miss.html")" -eq 4 ] || fail "missing points not drawn (2 per axis)"
 grep -q '<b>Question:</b> Does VaR finish by 06:00?' "$T/miss.html" && grep -q 'held at 2 of 4 points, failed at 2' "$T/miss.html" || fail "sweep summary"
 grep -q '<td>var deadline margin (h:mm)</td><td>2:00</td>' "$T/miss.html" || fail "deadline margin not in h:mm"
+# h:mm axes tick on whole minutes: within a chart no two y labels read alike (a margin range of
+# a few seconds once printed 3:37 twice).
+for f in sw miss; do
+  dup=$(awk '/<svg /{n++} /class="ty"/{match($0, /class="ty">[^<]*</); k=n" "substr($0, RSTART, RLENGTH); if (seen[k]++) print k}' "$T/$f.html")
+  [ -z "$dup" ] || fail "$f.html repeats a y tick label: $dup"
+done
 
 for f in run sw; do
   ! grep -qi '<script' "$T/$f.html" || fail "$f.html has a script"
