@@ -44,6 +44,7 @@ struct NodeLines {
   // Partition Nodes= (host lists, NodeSet names, ALL) into node names; warnings for nodes
   // slurmctld would not schedule on as written (State=DOWN, DRAIN, FUTURE, CLOUD).
   void resolve(SlurmConfig& cfg, Notes& notes) const;
+  static void drop_future(SlurmConfig& cfg);
 };
 
 }  // namespace floorsim::slurm::conf

@@ -101,6 +101,11 @@ struct Partition {
   bool is_default = false;
   PreemptMode preempt_mode = PreemptMode::Unset;
   BillingWeights billing;          // TRESBillingWeights (unset: billed by allocated CPUs)
+  // AllowAccounts / DenyAccounts / AllowQos / DenyQos (slurm.conf(5)); empty = not set (ALL).
+  std::vector<std::string> allow_accounts, deny_accounts, allow_qos, deny_qos;
+  // State (slurm.conf(5)): UP runs and queues; DOWN queues, starts nothing; DRAIN refuses new
+  // jobs, runs those queued; INACTIVE does neither.
+  enum class State : uint8_t { Up, Down, Drain, Inactive } state = State::Up;
   Origin origin;
 };
 

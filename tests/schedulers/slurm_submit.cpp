@@ -1,0 +1,159 @@
+// Partition access and State, node State at start, and jobs no partition could ever hold, as
+// slurmctld 22.05 decides them at submission (slurm.conf(5) PartitionName AllowAccounts,
+// DenyAccounts, AllowQos, DenyQos, State; NodeName State; sbatch "Requested node configuration
+// is not available"). A refused job stays in the outputs: CANCELLED at its submit time, with the
+// refusal as its reason, and counted in the report.
+#include <catch2/catch.hpp>
+
+#include "schedulers/slurm/submit_check.hpp"
+#include "tests/schedulers/slurm_harness.hpp"
+
+using namespace slurm_test;
+using floorsim::slurm::Partition;
+using floorsim::slurm::SlurmConfig;
+
+namespace {
+
+// Reads slurm.conf text, builds the cluster from it, and runs the jobs to completion.
+std::unique_ptr<Result> run_conf(const std::string& conf, const std::vector<J>& jobs,
+                                 const std::vector<std::pair<int64_t, int32_t>>& cpus = {}) {
+  SlurmConfig cfg;
+  cfg.sched.batch_sched_delay_s = 0;
+  floorsim::slurm::read_slurm_conf_text(conf, "slurm.conf", cfg);
+  auto r = std::make_unique<Result>();
+  r->wl = workload(jobs);
+  for (const auto& [id, c] : cpus)
+    for (auto& js : r->wl.jobs)
+      if (js.id == id) js.cpus = c;
+  r->cl = floorsim::slurm::cluster_from_conf(cfg);
+  r->sched = floorsim::slurm::make_model(cfg, r->wl, r->cl, "test");
+  EngineConfig ec;
+  ec.check_invariants = true;
+  Engine e(r->wl, r->cl, *r->sched, ec);
+  e.run();
+  r->runs = e.runs();
+  r->report = r->sched->report(e.snapshot());
+  for (size_t j = 0; j < r->wl.jobs.size(); ++j) {
+    auto a = e.final_allocation(static_cast<JobIdx>(j));
+    r->alloc.emplace_back(a.begin(), a.end());
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("partition access at submission: State, Allow and Deny lists", "[slurm][submit]") {
+  using S = Partition::State;
+  struct Row {
+    const char* rule;
+    S state;
+    std::vector<std::string> allow_acct, deny_acct, allow_qos, deny_qos;
+    std::string account, qos;
+    const char* reason;  // "None" = accepted
+  };
+  const Row rows[] = {
+      {"no lists: everyone", S::Up, {}, {}, {}, {}, "phys", "normal", "None"},
+      {"DOWN still accepts (jobs queue)", S::Down, {}, {}, {}, {}, "phys", "normal", "None"},
+      {"DRAIN refuses new jobs", S::Drain, {}, {}, {}, {}, "phys", "normal", "PartitionNotAvail"},
+      {"INACTIVE refuses new jobs", S::Inactive, {}, {}, {}, {}, "phys", "normal", "PartitionNotAvail"},
+      {"AllowAccounts lists it", S::Up, {"phys", "chem"}, {}, {}, {}, "chem", "normal", "None"},
+      {"AllowAccounts lacks it", S::Up, {"phys"}, {}, {}, {}, "chem", "normal", "InvalidAccount"},
+      {"AllowAccounts, account unknown", S::Up, {"phys"}, {}, {}, {}, "", "normal", "InvalidAccount"},
+      {"DenyAccounts lists it", S::Up, {}, {"chem"}, {}, {}, "chem", "normal", "InvalidAccount"},
+      {"DenyAccounts, account unknown", S::Up, {}, {"chem"}, {}, {}, "", "normal", "None"},
+      {"AllowAccounts wins over DenyAccounts", S::Up, {"chem"}, {"chem"}, {}, {}, "chem", "normal", "None"},
+      {"AllowQos lists it", S::Up, {}, {}, {"high"}, {}, "phys", "high", "None"},
+      {"AllowQos lacks it", S::Up, {}, {}, {"high"}, {}, "phys", "normal", "InvalidQOS"},
+      {"DenyQos lists it", S::Up, {}, {}, {}, {"normal"}, "phys", "normal", "InvalidQOS"},
+      {"AllowQos wins over DenyQos", S::Up, {}, {}, {"normal"}, {"normal"}, "phys", "normal", "None"},
+      {"State before the lists", S::Inactive, {"chem"}, {}, {}, {}, "phys", "normal", "PartitionNotAvail"},
+  };
+  for (const auto& r : rows) {
+    INFO(r.rule);
+    Partition p;
+    p.state = r.state;
+    p.allow_accounts = r.allow_acct;
+    p.deny_accounts = r.deny_acct;
+    p.allow_qos = r.allow_qos;
+    p.deny_qos = r.deny_qos;
+    CHECK(std::string(floorsim::slurm::reason_text(floorsim::slurm::access_refusal(p, r.account, r.qos))) == r.reason);
+  }
+}
+
+TEST_CASE("refused at submission: CANCELLED at submit with the reason, counted", "[slurm][submit]") {
+  // Two partitions of 2 nodes x 4 GPUs x 16 CPUs; "priv" only for account phys, "old" INACTIVE.
+  const std::string conf =
+      "NodeName=a[1-2] CPUs=16 Gres=gpu:4\nNodeName=b[1-2] CPUs=16 Gres=gpu:4\n"
+      "PartitionName=main Nodes=a[1-2] Default=YES\n"
+      "PartitionName=priv Nodes=b1 AllowAccounts=phys\n"
+      "PartitionName=old Nodes=b2 State=INACTIVE\n";
+  struct Row {
+    const char* rule;
+    J job;
+    int32_t cpus;
+    const char* state;
+    const char* reason;
+  };
+  const Row rows[] = {
+      {"fits", {1, 10, 100, 100, 4, 0, "u1", "", "main", "phys"}, 0, "COMPLETED", "None"},
+      {"account allowed", {2, 10, 100, 100, 4, 0, "u1", "", "priv", "phys"}, 0, "COMPLETED", "None"},
+      {"account not allowed", {3, 10, 100, 100, 4, 0, "u2", "", "priv", "chem"}, 0, "CANCELLED", "InvalidAccount"},
+      {"partition INACTIVE", {4, 10, 100, 100, 1, 0, "u1", "", "old", "phys"}, 0, "CANCELLED", "PartitionNotAvail"},
+      {"more nodes than the partition", {5, 10, 100, 100, 3, 3, "u1", "", "main", "phys"}, 0, "CANCELLED", "InvalidNodeCount"},
+      {"more GPUs than the partition", {6, 10, 100, 100, 9, 0, "u1", "", "main", "phys"}, 0, "CANCELLED", "BadConstraints"},
+      {"more GPUs per node than any node", {7, 10, 100, 100, 6, 1, "u1", "", "main", "phys"}, 0, "CANCELLED", "BadConstraints"},
+      {"more CPUs than the partition", {8, 10, 100, 100, 0, 0, "u1", "", "main", "phys"}, 33, "CANCELLED", "TooManyCpus"},
+      {"more CPUs per node than any node", {9, 10, 100, 100, 1, 1, "u1", "", "main", "phys"}, 17, "CANCELLED", "BadConstraints"},
+  };
+  std::vector<J> jobs;
+  std::vector<std::pair<int64_t, int32_t>> cpus;
+  for (const auto& r : rows) {
+    jobs.push_back(r.job);
+    if (r.cpus > 0) cpus.push_back({r.job.id, r.cpus});
+  }
+  auto res = run_conf(conf, jobs, cpus);
+  size_t refused = 0;
+  for (const auto& r : rows) {
+    INFO(r.rule);
+    CHECK(std::string(to_string(res->run(r.job.id).state)) == r.state);
+    CHECK(res->reason(r.job.id) == r.reason);
+    if (std::string(r.state) == "CANCELLED") {
+      ++refused;
+      CHECK(res->run(r.job.id).end_s == r.job.submit);  // refused when submitted, never queued
+      CHECK(res->start(r.job.id) < 0);
+    }
+  }
+  REQUIRE(res->report.contains("refused_at_submission"));
+  CHECK(res->report["refused_at_submission"]["jobs"] == refused);
+  CHECK(res->report["refused_at_submission"]["by_error"]["Requested node configuration is not available"] == 3);
+}
+
+TEST_CASE("partition State=DOWN: its jobs queue and never start", "[slurm][submit]") {
+  auto res = run_conf("NodeName=a[1-2] Gres=gpu:4\nPartitionName=up Nodes=a1 Default=YES\nPartitionName=dn Nodes=a2 State=DOWN\n",
+                      {{1, 0, 100, 100, 4, 0, "u1", "", "dn"}, {2, 0, 100, 100, 4, 0, "u1", "", "up"}});
+  CHECK(res->run(1).state == JobState::Unstarted);  // still pending at the end
+  CHECK(res->reason(1) == "PartitionDown");
+  CHECK(res->run(2).state == JobState::Completed);
+  CHECK_FALSE(res->report.contains("refused_at_submission"));
+}
+
+TEST_CASE("node State at start: DOWN, DRAIN, FAIL take no job; FUTURE is not in the cluster", "[slurm][submit]") {
+  struct Row {
+    const char* state;
+    size_t nodes;   // in the cluster built from slurm.conf
+    bool b_used;    // did a job run on node b?
+  };
+  const Row rows[] = {{"IDLE", 2, true}, {"UNKNOWN", 2, true}, {"CLOUD", 2, true}, {"DOWN", 2, false},
+                      {"DRAIN", 2, false}, {"FAIL", 2, false}, {"FAILING", 2, false}, {"FUTURE", 1, false}};
+  for (const auto& r : rows) {
+    INFO(r.state);
+    const std::string conf = std::string("NodeName=a Gres=gpu:4\nNodeName=b Gres=gpu:4 State=") + r.state +
+                             "\nPartitionName=p Nodes=a,b Default=YES\n";
+    // Two jobs of 4 GPUs: together only if b takes one; the second waits for a otherwise.
+    auto res = run_conf(conf, {{1, 0, 100, 100, 4}, {2, 0, 100, 100, 4}});
+    CHECK(res->cl.nodes() == r.nodes);
+    CHECK(res->run(1).state == JobState::Completed);
+    CHECK(res->run(2).state == JobState::Completed);
+    CHECK(res->start(2) == (r.b_used ? 0 : 100));
+  }
+}
