@@ -573,6 +573,7 @@ class SlurmModel final : public Scheduler {
 
   // ---- topology (topology.html; schedulers/slurm/topology.hpp) ----
   void build_topology(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
+  void unswitched_out_of_service(const ClusterConfig& cluster, std::span<const uint32_t> nodes);
   bool place_topo(const JobSpec& js, std::span<const int32_t> f);
   void topo_begin(const Snapshot& v);
   void topo_end(const Snapshot& v, Decisions& out);

@@ -157,3 +157,39 @@ TEST_CASE("node State at start: DOWN, DRAIN, FAIL take no job; FUTURE is not in 
     CHECK(res->start(2) == (r.b_used ? 0 : 100));
   }
 }
+
+TEST_CASE("topology.conf: a node under two leaf switches or under none is warned about, as slurmctld does", "[slurm][submit][topology]") {
+  struct Row {
+    const char* rule;
+    const char* topology;
+    size_t warnings;        // of reading topology.conf
+    const char* warning;    // in one of them ("" = none)
+    SimTime start2;         // the second 4-GPU job: at 0 when node b takes it
+  };
+  const Row rows[] = {
+      {"each node on one leaf", "SwitchName=s1 Nodes=a\nSwitchName=s2 Nodes=b\nSwitchName=top Switches=s[1-2]\n", 0, "", 0},
+      {"b under two leaves: kept under the first", "SwitchName=s1 Nodes=a,b\nSwitchName=s2 Nodes=b\nSwitchName=top Switches=s[1-2]\n", 1,
+       "t.conf: Multiple leaf switches contain nodes: b", 0},
+      {"b under no leaf: takes no job", "SwitchName=s1 Nodes=a\n", 0, "", 100},
+  };
+  for (const auto& r : rows) {
+    INFO(r.rule);
+    SlurmConfig cfg;
+    cfg.sched.batch_sched_delay_s = 0;
+    floorsim::slurm::read_slurm_conf_text("TopologyPlugin=topology/tree\nNodeName=a,b Gres=gpu:4\nPartitionName=p Nodes=ALL Default=YES\n",
+                                          "slurm.conf", cfg);
+    floorsim::slurm::read_topology_conf_text(r.topology, "t.conf", cfg);
+    CHECK(cfg.warnings.size() == r.warnings);
+    if (*r.warning) CHECK(cfg.warnings.at(0).rfind(r.warning, 0) == 0);
+    const ClusterConfig cl = floorsim::slurm::cluster_from_conf(cfg);
+    floorsim::slurm::check_config_files(cfg, cl.node_names);  // no error
+    const Workload wl = workload({{1, 0, 100, 100, 4}, {2, 0, 100, 100, 4}});
+    auto model = floorsim::slurm::make_model(cfg, wl, cl, "test");
+    EngineConfig ec;
+    ec.check_invariants = true;
+    Engine e(wl, cl, *model, ec);
+    e.run();
+    CHECK(e.runs()[1].state == JobState::Completed);
+    CHECK(e.runs()[1].first_start_s == r.start2);
+  }
+}
