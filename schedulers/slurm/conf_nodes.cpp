@@ -194,8 +194,7 @@ std::string partition_note(const std::string& k, const std::string& key, const s
     return fmt::format("{}={} is not modelled (floorsim knows no Unix groups); every user may use the partition", key, v);
   }
   static const char* kLimits[] = {"maxnodes", "minnodes", "maxcpuspernode", "maxcpuspersocket", "maxmempercpu",
-                                  "maxmempernode", "defmempercpu", "defmempernode", "defmempergpu", "defcpupergpu",
-                                  "gracetime", "exclusiveuser", "exclusivetopo", "lln", "rootonly", "reqresv",
+                                  "maxmempernode", "gracetime", "exclusiveuser", "exclusivetopo", "lln", "rootonly", "reqresv",
                                   "overtimelimit", "selecttypeparameters", "suspendtime", "suspendtimeout",
                                   "resumetimeout", "powerdownonidle", "qos_limits"};
   if (std::any_of(std::begin(kLimits), std::end(kLimits), [&](const char* x) { return k == x; })) {
@@ -256,6 +255,7 @@ void NodeLines::partition(const Words& kv, SlurmConfig& cfg, const std::string& 
     else if (k == "preemptmode") p.preempt_mode = to_mode(v, kv[i].first, file, ln);
     else if (k == "tresbillingweights") billing_weights(v, p, pname, file, ln, notes);
     else if (k == "state") p.state = part_state(v, kv[i].first, file, ln);
+    else if (job_default(k, kv[i].first, v, p.defaults, file, ln)) continue;
     else if (k == "allowaccounts") p.allow_accounts = access_list(v);
     else if (k == "denyaccounts") p.deny_accounts = access_list(v);
     else if (k == "allowqos") p.allow_qos = access_list(v);

@@ -256,6 +256,7 @@ void SlurmModel::build_jobs(const Workload& wl, uint32_t default_part, const std
     jqos_[j] = q;
     jnodes_[j] = js.nodes > 0 ? js.nodes : std::max<int32_t>(1, (js.gpus + max_node_gpus_ - 1) / max_node_gpus_);
   }
+  build_job_defaults(wl);
   build_cpus(*cluster_, wl);
 }
 
@@ -272,7 +273,7 @@ void SlurmModel::build_cpus(const ClusterConfig& cluster, const Workload& wl) {
   }
   jcpn_.assign(wl.jobs.size(), 1);
   for (size_t j = 0; j < wl.jobs.size(); ++j)
-    if (wl.jobs[j].cpus > 0) jcpn_[j] = (wl.jobs[j].cpus + jnodes_[j] - 1) / jnodes_[j];
+    if (const int32_t c = spec(wl.jobs[j]).cpus; c > 0) jcpn_[j] = (c + jnodes_[j] - 1) / jnodes_[j];
   cfree_ = node_cpus_;
   cpu_view_ = cfree_.data();
 }
@@ -294,7 +295,7 @@ void SlurmModel::build_billing(const Workload& wl) {
   size_t assumed = 0;
   bool mem = false;
   for (size_t j = 0; j < nj; ++j) {
-    const JobSpec& js = wl.jobs[j];
+    const JobSpec& js = spec(wl.jobs[j]);  // allocated CPUs: DefCpuPerGPU counts
     const BillingWeights& bw = cfg_.partitions[jpart_[j]].billing;
     const double cpus = js.cpus > 0 ? js.cpus : jnodes_[j];
     if (js.cpus <= 0 && (!bw.set || bw.cpu > 0)) ++assumed;

@@ -205,6 +205,16 @@ class SlurmModel final : public Scheduler {
   void build_submit_checks(const Workload& wl);
   uint16_t submit_refusal(JobIdx j, const JobSpec& js);
   bool ever_fits(JobIdx j, const JobSpec& js);
+  // Requests with slurm.conf's job defaults applied (job_defaults.cpp), by job; empty when no
+  // default is set. spec() maps the workload's JobSpec (every caller of place() passes the
+  // workload's own, v.jobs[j]) to it.
+  std::vector<JobSpec> jeff_;
+  void build_job_defaults(const Workload& wl);
+  const JobSpec& spec(const JobSpec& js) const {
+    if (jeff_.empty()) return js;
+    const auto i = &js - wl_->jobs.data();
+    return i >= 0 && static_cast<size_t>(i) < jeff_.size() ? jeff_[static_cast<size_t>(i)] : js;
+  }
   const Workload* wl_ = nullptr;
   const ClusterConfig* cluster_ = nullptr;
   std::string file_;

@@ -174,7 +174,8 @@ PriorityFlags=MAX_TRES
   CHECK(c.sched.requeue_delay_s == 70);  // AuthInfo cred_expire
   CHECK(c.sched.bf_interval_s == 5);
   CHECK(count_with(c, "s.conf:6: Licenses=matlab:4 is not modelled; floorsim assumes no job waits for a license") == 1);
-  CHECK(count_with(c, "s.conf:7: DefMemPerCPU=2048 is not modelled") == 1);
+  CHECK(c.job_defaults.mem_per_cpu == 2048);  // modelled (job_defaults.cpp)
+  CHECK(count_with(c, "DefMemPerCPU") == 0);
   CHECK(count_with(c, "s.conf:10: EnforcePartLimits=ALL is not modelled") == 1);
   CHECK(count_with(c, "s.conf:11: Bogus is not a slurm.conf(5) key") == 1);
   CHECK(count_with(c, "AllowAccounts") == 0);  // modelled (submit_check.cpp)
@@ -186,7 +187,7 @@ PriorityFlags=MAX_TRES
   CHECK(count_with(c, "s.conf:13: SchedulerParameters item bf_busy_nodes is not modelled") == 1);
   CHECK(c.prio.max_tres);  // PriorityFlags=MAX_TRES is modelled (billing.cpp)
   CHECK(count_with(c, "max_tres") == 0);
-  CHECK(c.warnings.size() == 8);  // nothing about ports, paths, SuspendTime=NONE, CompleteWait=0, Hidden
+  CHECK(c.warnings.size() == 7);  // nothing about ports, paths, SuspendTime=NONE, CompleteWait=0, Hidden
   CHECK(read("ClusterName=q\n").sched.requeue_delay_s == 120);  // slurm.conf(5): cred_expire default
 }
 

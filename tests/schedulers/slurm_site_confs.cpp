@@ -77,14 +77,13 @@ TEST_CASE("site slurm.conf corpus: each real site's file builds its cluster and 
       {"radon", false, 10, 0, {"all"}, 1, {"SelectType=select/linear is not modelled"}},
       {"nstda-tara", false, 10, 0, {"debug", "standby", "memory", "dgx", "biobank"}, 3,
        {"PartitionName=dgx OverSubscribe=EXCLUSIVE is not modelled", "PartitionName=biobank AllowGroups=biobank is not modelled"}},
-      {"biomedia", false, 28, 20, {"long", "rocsLong", "gpus", "interactive"}, 2,
-       {"MaxJobCount=25000 is not modelled", "DefMemPerCPU=2048 is not modelled"}, nullptr, 1},
-      {"pal-goedel", false, 1, 8, {"PAL1"}, 2, {"Gres mps is not modelled", "DefMemPerGPU=30000 is not modelled"}, nullptr, 1},
-      {"fiuba", false, 11, 0, {"normal"}, 3,
-       {"Oversubscribe=FORCE:8 is not modelled", "PreemptType=preempt/partition_prio is not modelled", "DefMemPerNode=16384"}},
+      {"biomedia", false, 28, 20, {"long", "rocsLong", "gpus", "interactive"}, 1, {"MaxJobCount=25000 is not modelled"}, nullptr, 1},
+      {"pal-goedel", false, 1, 8, {"PAL1"}, 1, {"Gres mps is not modelled"}, nullptr, 1},
+      {"fiuba", false, 11, 0, {"normal"}, 2,
+       {"Oversubscribe=FORCE:8 is not modelled", "PreemptType=preempt/partition_prio is not modelled"}},
       {"caltech-central", false, 1347, 2708, {"any", "sunshine", "dgxlo", "tensortest", "clima", "clima2", "clima3", "clima4", "ipac"}, 0,
        {"Licenses=spartan:8 is not modelled", "SuspendTime=300 is not modelled", "RequeueExit=240 is not modelled",
-        "JobSubmitPlugins=require_timelimit is not modelled", "State=cloud", "PartitionName=clima LLN=yes", "DefMemPerCPU=4096"},
+        "JobSubmitPlugins=require_timelimit is not modelled", "State=cloud", "PartitionName=clima LLN=yes"},
        nullptr, 7},
       {"hf-cluster", false, 1, 8, {"train-p4de24xlarge"}, 3,
        {"EnforcePartLimits=ALL is not modelled", "SuspendTime=600 is not modelled", "State=cloud"}, nullptr, 1},
@@ -120,6 +119,8 @@ TEST_CASE("site slurm.conf corpus: each real site's file builds its cluster and 
     if (s.warnings > 0 || s.key_warnings.empty()) CHECK(c.warnings.size() == s.warnings);
     for (const auto& w : c.warnings) UNSCOPED_INFO(w);
     if (std::string(s.dir) == "hf-cluster") CHECK(c.sched.requeue_delay_s == 70);  // AuthInfo=cred_expire=70
+    if (std::string(s.dir) == "pal-goedel") CHECK(c.job_defaults.mem_per_gpu == 30000);  // DefMemPerGPU: modelled
+    if (std::string(s.dir) == "fiuba") CHECK(c.job_defaults.mem_per_node == 16384);
     if (std::string(s.dir) == "caltech-central") {  // partition access lists are modelled, not warned
       CHECK(c.partitions[0].deny_accounts == std::vector<std::string>{"sunshine"});
       CHECK(c.partitions[1].allow_accounts == std::vector<std::string>{"sunshine"});

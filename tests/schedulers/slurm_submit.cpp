@@ -5,6 +5,7 @@
 // refusal as its reason, and counted in the report.
 #include <catch2/catch.hpp>
 
+#include "schedulers/slurm/job_defaults.hpp"
 #include "schedulers/slurm/submit_check.hpp"
 #include "tests/schedulers/slurm_harness.hpp"
 
@@ -192,4 +193,73 @@ TEST_CASE("topology.conf: a node under two leaf switches or under none is warned
     CHECK(e.runs()[1].state == JobState::Completed);
     CHECK(e.runs()[1].first_start_s == r.start2);
   }
+}
+
+TEST_CASE("job defaults: DefCpuPerGPU and DefMemPer* for jobs that do not ask", "[slurm][submit][defaults]") {
+  using floorsim::slurm::JobDefaults;
+  using M = JobSpec::MemPer;
+  struct Row {
+    const char* rule;
+    JobDefaults cluster, part;
+    int32_t gpus, cpus;
+    M per;
+    int32_t mem;
+    int32_t want_cpus;
+    M want_per;
+    int32_t want_mem;
+  };
+  const Row rows[] = {
+      {"nothing set", {}, {}, 2, 0, M::None, 0, 0, M::None, 0},
+      {"DefCpuPerGPU", {4, 0, 0, 0}, {}, 2, 0, M::None, 0, 8, M::None, 0},
+      {"DefCpuPerGPU: the job's CPUs stand", {4, 0, 0, 0}, {}, 2, 3, M::None, 0, 3, M::None, 0},
+      {"DefCpuPerGPU: not for CPU-only jobs", {4, 0, 0, 0}, {}, 0, 0, M::None, 0, 0, M::None, 0},
+      {"DefCpuPerGPU of the partition", {4, 0, 0, 0}, {6, 0, 0, 0}, 1, 0, M::None, 0, 6, M::None, 0},
+      {"DefMemPerCPU", {0, 2048, 0, 0}, {}, 0, 4, M::None, 0, 4, M::Cpu, 2048},
+      {"DefMemPerGPU for a GPU job", {0, 0, 1000, 0}, {}, 1, 0, M::None, 0, 0, M::Gpu, 1000},
+      {"DefMemPerGPU: not for a CPU-only job", {0, 0, 1000, 0}, {}, 0, 1, M::None, 0, 1, M::None, 0},
+      {"DefMemPerNode", {0, 0, 0, 16384}, {}, 1, 0, M::None, 0, 0, M::Node, 16384},
+      {"the job's memory stands", {0, 2048, 0, 0}, {}, 0, 4, M::Node, 100, 4, M::Node, 100},
+      {"the partition's memory default replaces the cluster's", {0, 2048, 0, 0}, {0, 0, 0, 500}, 0, 4, M::None, 0, 4, M::Node, 500},
+  };
+  for (const auto& r : rows) {
+    INFO(r.rule);
+    JobSpec js;
+    js.gpus = r.gpus;
+    js.cpus = r.cpus;
+    js.mem_per = r.per;
+    js.mem_mib = r.mem;
+    const JobSpec out = floorsim::slurm::with_defaults(r.cluster, r.part, js);
+    CHECK(out.cpus == r.want_cpus);
+    CHECK(out.mem_per == r.want_per);
+    CHECK(out.mem_mib == r.want_mem);
+  }
+}
+
+TEST_CASE("job defaults take effect in placement: DefMemPerCPU and DefCpuPerGPU bind", "[slurm][submit][defaults]") {
+  struct Row {
+    const char* rule;
+    const char* global;     // slurm.conf lines before the node
+    const char* partition;  // options of the partition line
+    SimTime start2;         // two 1-GPU, 4-CPU jobs on a node of 2 GPUs, 8 CPUs, 16384 MB
+  };
+  const Row rows[] = {
+      {"no default: all of the node's memory each, one at a time", "", "", 100},
+      {"DefMemPerCPU=2048: 8192 MB each, together", "DefMemPerCPU=2048\n", "", 0},
+      {"the partition's DefMemPerCPU=3000 replaces the cluster's DefMemPerNode: 12000 MB each", "DefMemPerNode=1000\n",
+       " DefMemPerCPU=3000", 100},
+  };
+  for (const auto& r : rows) {
+    INFO(r.rule);
+    const std::string conf = std::string(r.global) + "NodeName=a CPUs=8 RealMemory=16384 Gres=gpu:2\nPartitionName=p Nodes=a Default=YES" +
+                             r.partition + "\n";
+    auto res = run_conf(conf, {{1, 0, 100, 100, 1}, {2, 0, 100, 100, 1}}, {{1, 4}, {2, 4}});
+    CHECK(res->run(2).state == JobState::Completed);
+    CHECK(res->start(2) == r.start2);
+  }
+  // DefCpuPerGPU=6: each 1-GPU job without a CPU count holds 6 of the 8 CPUs, so the second waits.
+  auto res = run_conf("DefCpuPerGPU=6\nNodeName=a CPUs=8 Gres=gpu:2\nPartitionName=p Nodes=a Default=YES\n",
+                      {{1, 0, 100, 100, 1}, {2, 0, 100, 100, 1}});
+  CHECK(res->start(2) == 100);
+  REQUIRE(res->alloc[res->idx(1)].size() == 1);
+  CHECK(res->alloc[res->idx(1)][0].cpus == 6);
 }
