@@ -62,10 +62,6 @@ struct Unmodelled {
 };
 constexpr Unmodelled kUnmodelled[] = {
     {"completewait", "jobs are scheduled while others complete (CompleteWait=0)"},
-    {"defcpupergpu", "a job's CPUs are those the workload gives it, no per-GPU default"},
-    {"defmempercpu", "a job's memory is what the workload gives it, no per-CPU default"},
-    {"defmempergpu", "a job's memory is what the workload gives it, no per-GPU default"},
-    {"defmempernode", "a job's memory is what the workload gives it, no per-node default"},
     {"dependencyparameters", "jobs have no dependencies"},
     {"enforcepartlimits", "a job over a partition's limits is queued and pends (EnforcePartLimits=NO)"},
     {"fairsharedampeningfactor", "no dampening (FairShareDampeningFactor=1)"},
@@ -206,6 +202,7 @@ void topology_plugin(const std::string& v, SlurmConfig& cfg, const std::string& 
 }
 
 // A key that changes scheduling but is not modelled; false when `k` is not one.
+
 bool unmodelled(const std::string& k, const std::string& key, const std::string& v, const std::string& file, int ln,
                 Notes& notes) {
   const auto it = std::find_if(std::begin(kUnmodelled), std::end(kUnmodelled), [&](const Unmodelled& u) { return u.key == k; });
@@ -223,6 +220,15 @@ bool unmodelled(const std::string& k, const std::string& key, const std::string&
 
 }  // namespace
 
+bool job_default(const std::string& k, const std::string& key, const std::string& v, JobDefaults& d, const std::string& file, int ln) {
+  int64_t* to = k == "defcpupergpu" ? &d.cpu_per_gpu : k == "defmempercpu" ? &d.mem_per_cpu : k == "defmempergpu" ? &d.mem_per_gpu
+              : k == "defmempernode" ? &d.mem_per_node : nullptr;
+  if (!to) return false;
+  const std::string l = lower(v);
+  *to = l == "unlimited" || l == "infinite" ? 0 : static_cast<int64_t>(to_bounded(v, key, 0, 1e12, file, ln));
+  return true;
+}
+
 bool quiet_key(const std::string& k) { return std::find(std::begin(kQuiet), std::end(kQuiet), k) != std::end(kQuiet); }
 
 void setting(const std::string& key, const std::string& v, SlurmConfig& cfg, const std::string& file, int ln, Notes& notes) {
@@ -236,6 +242,7 @@ void setting(const std::string& key, const std::string& v, SlurmConfig& cfg, con
   // Key="" leaves the setting at its default, as an empty string does in slurmctld.
   if (v.empty()) return;
   if (priority_setting(k, key, v, cfg.prio, file, ln, notes)) return;
+  if (job_default(k, key, v, cfg.job_defaults, file, ln)) return;
   if (k == "clustername") cfg.cluster_name = v;
   // slurm.conf(5): cons_tres's default is CR_Core_Memory; memory binds only with a *_Memory type.
   else if (k == "selecttypeparameters") cfg.memory_consumable = lower(v).find("memory") != std::string::npos;

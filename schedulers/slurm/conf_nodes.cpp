@@ -106,11 +106,11 @@ bool quiet_node_key(const std::string& k) {
 // A State= that is not where slurmctld would start jobs from; what floorsim does instead.
 const char* state_note(const std::string& state) {
   if (state == "future")
-    return "slurmctld schedules no job on a FUTURE node until it is made available; floorsim starts it up";
+    return "slurmctld leaves a FUTURE node out of the cluster until it is made available (scontrol update State=RESUME), which a replay never does; floorsim leaves it out";
   if (state == "cloud")
     return "slurmctld keeps a CLOUD node powered down until a job needs it (ResumeTimeout); floorsim starts it up, with no resume delay";
   if (state == "down" || state == "drain" || state == "fail" || state == "failing")
-    return "slurmctld schedules no job on it until an administrator resumes it; floorsim starts it up (failures come from the scenario)";
+    return "slurmctld starts no job on it until an administrator resumes it, which a replay never does; floorsim keeps it in its partitions' sizes and starts no job on it";
   return nullptr;
 }
 
@@ -184,25 +184,17 @@ namespace {
 // its value is slurmctld's default (nothing to warn about).
 std::string partition_note(const std::string& k, const std::string& key, const std::string& v) {
   const std::string l = lower(v);
-  if (k == "state") {
-    if (l == "up") return "";
-    return fmt::format("State={} is not modelled; slurmctld starts no job in it ({}), floorsim takes it as UP", v,
-                       l == "inactive" ? "nor accepts one" : "jobs are queued");
-  }
   if (k == "oversubscribe" || k == "shared") {
     if (l == "no") return "";
     if (l.rfind("exclusive", 0) == 0) return fmt::format("{}={} is not modelled; slurmctld gives each job whole nodes, floorsim only the GPUs it asks", key, v);
     return fmt::format("{}={} is not modelled; floorsim gives each GPU to one job at a time", key, v);
   }
-  if (k == "allowaccounts" || k == "allowgroups" || k == "allowqos" || k == "allowedusers") {
+  if (k == "allowgroups") {
     if (l == "all") return "";
-    return fmt::format("{}={} is not modelled; floorsim lets every account, user and QOS use the partition", key, v);
+    return fmt::format("{}={} is not modelled (floorsim knows no Unix groups); every user may use the partition", key, v);
   }
-  if (k == "denyaccounts" || k == "denyqos")
-    return fmt::format("{}={} is not modelled; floorsim lets every account, user and QOS use the partition", key, v);
   static const char* kLimits[] = {"maxnodes", "minnodes", "maxcpuspernode", "maxcpuspersocket", "maxmempercpu",
-                                  "maxmempernode", "defmempercpu", "defmempernode", "defmempergpu", "defcpupergpu",
-                                  "gracetime", "exclusiveuser", "exclusivetopo", "lln", "rootonly", "reqresv",
+                                  "maxmempernode", "gracetime", "exclusiveuser", "exclusivetopo", "lln", "rootonly", "reqresv",
                                   "overtimelimit", "selecttypeparameters", "suspendtime", "suspendtimeout",
                                   "resumetimeout", "powerdownonidle", "qos_limits"};
   if (std::any_of(std::begin(kLimits), std::end(kLimits), [&](const char* x) { return k == x; })) {
@@ -213,6 +205,24 @@ std::string partition_note(const std::string& k, const std::string& key, const s
     return fmt::format("{}={} is not modelled; floorsim applies no such partition rule", key, v);
   }
   return "-";  // not a scheduling option of a partition
+}
+
+// PartitionName State= (slurm.conf(5)): UP, DOWN, DRAIN or INACTIVE.
+Partition::State part_state(const std::string& v, const std::string& key, const std::string& file, int ln) {
+  const std::string l = lower(v);
+  if (l == "up") return Partition::State::Up;
+  if (l == "down") return Partition::State::Down;
+  if (l == "drain") return Partition::State::Drain;
+  if (l == "inactive") return Partition::State::Inactive;
+  bad(file, ln, fmt::format("{}={}; expected UP, DOWN, DRAIN or INACTIVE", key, v));
+}
+
+// AllowAccounts=a,b / AllowQos=ALL (slurm.conf(5)): a name list; ALL (the default) is no list.
+std::vector<std::string> access_list(const std::string& v) {
+  auto names = to_list(v);
+  for (const auto& n : names)
+    if (lower(n) == "all") return {};
+  return names;
 }
 
 // TRESBillingWeights=CPU=1.0,Mem=0.25G,GRES/gpu=2.0 (slurm.conf(5)); TRES floorsim lacks bill 0, each named.
@@ -244,6 +254,12 @@ void NodeLines::partition(const Words& kv, SlurmConfig& cfg, const std::string& 
     else if (k == "default") p.is_default = to_bool(v, kv[i].first, file, ln);
     else if (k == "preemptmode") p.preempt_mode = to_mode(v, kv[i].first, file, ln);
     else if (k == "tresbillingweights") billing_weights(v, p, pname, file, ln, notes);
+    else if (k == "state") p.state = part_state(v, kv[i].first, file, ln);
+    else if (job_default(k, kv[i].first, v, p.defaults, file, ln)) continue;
+    else if (k == "allowaccounts") p.allow_accounts = access_list(v);
+    else if (k == "denyaccounts") p.deny_accounts = access_list(v);
+    else if (k == "allowqos") p.allow_qos = access_list(v);
+    else if (k == "denyqos") p.deny_qos = access_list(v);
     else if (k == "hidden" || k == "alternate" || k == "allocnodes" || k == "disablerootjobs" || k == "cpubind" ||
              k == "maxcpuspertask" || k == "nodesets")
       continue;  // who sees or submits to the partition, not where jobs run
@@ -294,6 +310,24 @@ void NodeLines::resolve(SlurmConfig& cfg, Notes& notes) const {
     std::unordered_set<std::string> seen;
     for (auto& n : names)
       if (seen.insert(n).second) p.nodes.push_back(n);
+    if (p.nodes.empty()) p.no_nodes = true;
+  }
+  drop_future(cfg);
+}
+
+// FUTURE nodes are not in the cluster (slurm.conf(5) State=FUTURE): gone from the nodes, node
+// sets and partitions; a partition left without a node has none, as with no Nodes=.
+void NodeLines::drop_future(SlurmConfig& cfg) {
+  std::unordered_set<std::string> future;
+  for (const auto& n : cfg.nodes)
+    if (n.state == "future") future.insert(n.name);
+  if (future.empty()) return;
+  auto gone = [&](const std::string& n) { return future.count(n) > 0; };
+  std::erase_if(cfg.nodes, [&](const NodeDef& d) { return gone(d.name); });
+  for (auto& s : cfg.nodesets) std::erase_if(s.nodes, gone);
+  for (auto& p : cfg.partitions) {
+    if (p.nodes.empty()) continue;  // ALL, or none already
+    std::erase_if(p.nodes, gone);
     if (p.nodes.empty()) p.no_nodes = true;
   }
 }

@@ -28,6 +28,11 @@ void setting(const std::string& key, const std::string& v, SlurmConfig& cfg, con
 // where or when (daemons, ports, paths, logging, accounting storage, launch and task plugins).
 bool quiet_key(const std::string& lower_key);
 
+// DefCpuPerGPU, DefMemPerCPU, DefMemPerGPU, DefMemPerNode (global or on a PartitionName line)
+// into d; false when `lower_key` is none of them.
+bool job_default(const std::string& lower_key, const std::string& key, const std::string& v, JobDefaults& d,
+                 const std::string& file, int ln);
+
 // NodeName, NodeSet and PartitionName lines; DEFAULT lines set the defaults of the lines after
 // them (parse_config.c). Partition node lists are resolved once the whole file has been read,
 // since a NodeSet may be defined after the partition that names it.
@@ -44,6 +49,7 @@ struct NodeLines {
   // Partition Nodes= (host lists, NodeSet names, ALL) into node names; warnings for nodes
   // slurmctld would not schedule on as written (State=DOWN, DRAIN, FUTURE, CLOUD).
   void resolve(SlurmConfig& cfg, Notes& notes) const;
+  static void drop_future(SlurmConfig& cfg);
 };
 
 }  // namespace floorsim::slurm::conf

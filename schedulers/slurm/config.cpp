@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <cmath>
 #include <unordered_set>
 #include <sstream>
@@ -180,6 +181,24 @@ void read_sacctmgr_dump_text(const std::string& text, const std::string& file, S
   }
 }
 
+// A node under two leaf switches: slurmctld's topology/tree warns "Multiple leaf switches contain
+// nodes" and goes on (topology_tree.c); floorsim keeps each such node under the first leaf
+// switch that lists it, and says so.
+static void multi_homed(SlurmConfig& cfg, const std::string& file) {
+  std::set<std::string> seen;
+  std::vector<std::string> twice;
+  for (auto& s : cfg.switches)
+    std::erase_if(s.nodes, [&](const std::string& n) {
+      if (seen.insert(n).second) return false;
+      twice.push_back(n);
+      return true;
+    });
+  if (twice.empty()) return;
+  cfg.warnings.push_back(fmt::format("{}: Multiple leaf switches contain nodes: {} (slurmctld's topology/tree warns so and keeps "
+                                     "them under each); floorsim keeps each under the first leaf switch that lists it",
+                                     file, hostlist(twice)));
+}
+
 void read_topology_conf(const std::string& path, SlurmConfig& cfg) { read_topology_conf_text(input::read_text(path), path, cfg); }
 
 void read_topology_conf_text(const std::string& text, const std::string& file, SlurmConfig& cfg) {
@@ -217,6 +236,7 @@ void read_topology_conf_text(const std::string& text, const std::string& file, S
       bad(file, L.number, fmt::format("unknown line '{}'; expected SwitchName=, BlockName= or BlockSizes=", kv[0].first));
     }
   }
+  multi_homed(cfg, file);
 }
 
 void read_gres_conf(const std::string& path, SlurmConfig& cfg) { read_gres_conf_text(input::read_text(path), path, cfg); }

@@ -89,6 +89,13 @@ struct User {
   Origin origin;
 };
 
+// Defaults for a job that does not ask (slurm.conf(5) DefCpuPerGPU, DefMemPerCPU, DefMemPerGPU,
+// DefMemPerNode), MB and CPUs; 0 = not set ("unlimited": all of each node's memory).
+struct JobDefaults {
+  int64_t cpu_per_gpu = 0, mem_per_cpu = 0, mem_per_gpu = 0, mem_per_node = 0;
+  bool mem_set() const { return mem_per_cpu > 0 || mem_per_gpu > 0 || mem_per_node > 0; }
+};
+
 struct Partition {
   std::string name;
   std::vector<std::string> nodes;  // expanded node names; empty = ALL (unless no_nodes)
@@ -101,6 +108,12 @@ struct Partition {
   bool is_default = false;
   PreemptMode preempt_mode = PreemptMode::Unset;
   BillingWeights billing;          // TRESBillingWeights (unset: billed by allocated CPUs)
+  // AllowAccounts / DenyAccounts / AllowQos / DenyQos (slurm.conf(5)); empty = not set (ALL).
+  std::vector<std::string> allow_accounts, deny_accounts, allow_qos, deny_qos;
+  // State (slurm.conf(5)): UP runs and queues; DOWN queues, starts nothing; DRAIN refuses new
+  // jobs, runs those queued; INACTIVE does neither.
+  enum class State : uint8_t { Up, Down, Drain, Inactive } state = State::Up;
+  JobDefaults defaults;  // the partition's own; each unset one is the cluster's (SlurmConfig)
   Origin origin;
 };
 
@@ -208,6 +221,7 @@ struct SlurmConfig {
   // SelectTypeParameters has a *_Memory type (CR_Core_Memory is cons_tres's default, slurm.conf(5)):
   // RealMemory then binds; with CR_Core or CR_CPU it does not (cluster_from_conf leaves it out).
   bool memory_consumable = true;
+  JobDefaults job_defaults;  // slurm.conf's global DefCpuPerGPU / DefMemPer*
   SchedParams sched;
   PriorityParams prio;
   // AccountingStorageEnforce

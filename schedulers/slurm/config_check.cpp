@@ -31,7 +31,8 @@ void check_topology_conf(const SlurmConfig& cfg, std::span<const std::string> no
   std::string err;
   if (tree) {
     topo::Tree t;
-    err = topo::build_tree(defs, node_names, t, &culprit);
+    std::vector<uint32_t> unswitched;  // warned when the model is built (placement.cpp)
+    err = topo::build_tree(defs, node_names, t, &culprit, &unswitched);
   } else {
     topo::Blocks b;
     err = topo::build_blocks(defs, node_names, cfg.block_sizes, b, &culprit);

@@ -23,7 +23,8 @@ const char* reason_text(uint16_t code) {
       "QOSMaxCpuPerUserLimit", "QOSMaxGRESPerJob", "QOSMaxNodePerJobLimit", "QOSMaxCpuPerJobLimit",
       "QOSMaxJobsPerUserLimit", "QOSGrpJobsLimit", "QOSMaxWallDurationPerJobLimit", "QOSGrpGRESMinutes",
       "QOSGrpNodeMinutes", "QOSGrpCpuMinutesLimit", "AssocGrpGRES", "AssocGrpNodeLimit", "AssocGrpCpuLimit",
-      "AssocMaxJobsLimit", "AssocMaxWallDurationPerJobLimit", "Reservation", "ResvDeleted"};
+      "AssocMaxJobsLimit", "AssocMaxWallDurationPerJobLimit", "Reservation", "ResvDeleted", "PartitionDown",
+      "InvalidAccount", "InvalidQOS", "PartitionNotAvail", "InvalidNodeCount", "TooManyCpus", "BadConstraints"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == kReasonCount);
   return code < kReasonCount ? kNames[code] : "Other";
 }
@@ -54,6 +55,7 @@ void SlurmModel::build(const Workload& wl, const ClusterConfig& cluster, const s
   build_fair_tree();
   fs_dirty_ = true;
   build_topology(wl, cluster, file);
+  build_submit_checks(wl);
   build_billing(wl);  // last: its warnings only once nothing else can refuse the input
 }
 
@@ -101,6 +103,10 @@ uint32_t SlurmModel::build_partitions(const ClusterConfig& cluster, const std::s
   // (slurmctld's count, 1 when a node gives none), else 1 per node.
   std::map<std::string, int64_t> conf_cpus;
   for (const auto& d : cfg_.nodes) conf_cpus[d.name] = d.cpus;
+  std::vector<uint8_t> out_of_service(nn_, 0);
+  for (const auto& d : cfg_.nodes)
+    if (d.state == "down" || d.state == "drain" || d.state == "fail" || d.state == "failing")
+      if (auto it = node_index.find(d.name); it != node_index.end()) out_of_service[it->second] = 1;
   auto node_cpus = [&](NodeIdx n) -> int64_t {
     if (n < cluster.node_cpus.size() && cluster.node_cpus[n] > 0) return cluster.node_cpus[n];
     auto it = conf_cpus.find(cluster.node_names[n]);
@@ -134,6 +140,14 @@ uint32_t SlurmModel::build_partitions(const ClusterConfig& cluster, const std::s
     }
     for (size_t n = 0; n < nn_; ++n)
       if (r.mask[n]) r.gpus += cluster.node_gpus[n], r.nodes += 1, r.cpus += node_cpus(static_cast<NodeIdx>(n));
+    for (size_t n = 0; n < nn_ && n < cluster.node_cpus.size(); ++n)
+      if (r.mask[n]) r.conf_cpus += cluster.node_cpus[n];
+    r.down = p.state == Partition::State::Down;
+    r.conf_mask = r.mask;
+    // A node slurm.conf gives as DOWN, DRAIN or FAIL stays in its partitions' sizes but takes no
+    // job: no administrator resumes it during a replay.
+    for (size_t n = 0; n < nn_; ++n)
+      if (out_of_service[n]) r.mask[n] = 0;
     max_job_factor_ = std::max(max_job_factor_, r.job_factor);
     part_.push_back(std::move(r));
   }
@@ -242,6 +256,7 @@ void SlurmModel::build_jobs(const Workload& wl, uint32_t default_part, const std
     jqos_[j] = q;
     jnodes_[j] = js.nodes > 0 ? js.nodes : std::max<int32_t>(1, (js.gpus + max_node_gpus_ - 1) / max_node_gpus_);
   }
+  build_job_defaults(wl);
   build_cpus(*cluster_, wl);
 }
 
@@ -258,7 +273,7 @@ void SlurmModel::build_cpus(const ClusterConfig& cluster, const Workload& wl) {
   }
   jcpn_.assign(wl.jobs.size(), 1);
   for (size_t j = 0; j < wl.jobs.size(); ++j)
-    if (wl.jobs[j].cpus > 0) jcpn_[j] = (wl.jobs[j].cpus + jnodes_[j] - 1) / jnodes_[j];
+    if (const int32_t c = spec(wl.jobs[j]).cpus; c > 0) jcpn_[j] = (c + jnodes_[j] - 1) / jnodes_[j];
   cfree_ = node_cpus_;
   cpu_view_ = cfree_.data();
 }
@@ -280,7 +295,7 @@ void SlurmModel::build_billing(const Workload& wl) {
   size_t assumed = 0;
   bool mem = false;
   for (size_t j = 0; j < nj; ++j) {
-    const JobSpec& js = wl.jobs[j];
+    const JobSpec& js = spec(wl.jobs[j]);  // allocated CPUs: DefCpuPerGPU counts
     const BillingWeights& bw = cfg_.partitions[jpart_[j]].billing;
     const double cpus = js.cpus > 0 ? js.cpus : jnodes_[j];
     if (js.cpus <= 0 && (!bw.set || bw.cpu > 0)) ++assumed;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,11 @@ struct PartRt {
   uint32_t qos = kNoIdx;
   int64_t gpus = 0, nodes = 0, cpus = 0;
   PreemptMode preempt_mode = PreemptMode::Unset;
+  bool down = false;               // State=DOWN: its jobs queue, none starts (PartitionDown)
+  // Its nodes as configured, in service or not (mask holds only those in service): what
+  // submission tests a job against (submit_check.cpp); conf_cpus their CPUs where given.
+  std::vector<uint8_t> conf_mask;
+  int64_t conf_cpus = 0;
 };
 
 struct QosRt {
@@ -135,6 +141,11 @@ class SlurmModel final : public Scheduler {
       if (a.is_user) fs[a.name + "@" + (a.parent == kNoIdx ? "" : assoc_[a.parent].name)] = a.fs;
     j["fairshare"] = fs;
     if (topo_mode_ != 0) j["topology"] = topo_report(fv.now);
+    if (!refused_by_.empty()) {
+      size_t n = 0;
+      for (const auto& [e, c] : refused_by_) n += c;
+      j["refused_at_submission"] = {{"jobs", n}, {"by_error", refused_by_}};
+    }
     return j;
   }
 
@@ -187,7 +198,23 @@ class SlurmModel final : public Scheduler {
   void classes_where(const Snapshot& v, ChangeScope& s, const std::function<bool(JobIdx)>& pred) const;
   std::vector<uint8_t> nodes_of_qos(uint32_t q) const;
   std::vector<uint32_t> assoc_subtree(const std::string& target) const;
-  std::vector<uint8_t> jgone_;  // by job: its association was deleted (cancelled at submission)
+  std::vector<uint8_t> jgone_;  // by job: its association was deleted, or refused at submission (cancelled then)
+  // Refusal at submission (submit_check.cpp): by job, the reason (kNone: accepted; empty: none refused).
+  std::vector<uint16_t> jrefused_;
+  std::map<std::string, size_t> refused_by_;  // sbatch's message -> jobs
+  void build_submit_checks(const Workload& wl);
+  uint16_t submit_refusal(JobIdx j, const JobSpec& js);
+  bool ever_fits(JobIdx j, const JobSpec& js);
+  // Requests with slurm.conf's job defaults applied (job_defaults.cpp), by job; empty when no
+  // default is set. spec() maps the workload's JobSpec (every caller of place() passes the
+  // workload's own, v.jobs[j]) to it.
+  std::vector<JobSpec> jeff_;
+  void build_job_defaults(const Workload& wl);
+  const JobSpec& spec(const JobSpec& js) const {
+    if (jeff_.empty()) return js;
+    const auto i = &js - wl_->jobs.data();
+    return i >= 0 && static_cast<size_t>(i) < jeff_.size() ? jeff_[static_cast<size_t>(i)] : js;
+  }
   const Workload* wl_ = nullptr;
   const ClusterConfig* cluster_ = nullptr;
   std::string file_;
@@ -278,6 +305,7 @@ class SlurmModel final : public Scheduler {
   uint16_t static_reason(const Snapshot& v, JobIdx j) const {
     const JobSpec& js = v.jobs[j];
     const PartRt& p = part_[jpart_[j]];
+    if (p.down) return kPartitionDown;
     if (js.time_limit_s > p.max_time_s) return kPartitionTimeLimit;
     if (jnodes_[j] > p.nodes || js.gpus > p.gpus) return kPartitionNodeLimit;
     return kNone;
@@ -555,6 +583,7 @@ class SlurmModel final : public Scheduler {
 
   // ---- topology (topology.html; schedulers/slurm/topology.hpp) ----
   void build_topology(const Workload& wl, const ClusterConfig& cluster, const std::string& file);
+  void unswitched_out_of_service(const ClusterConfig& cluster, std::span<const uint32_t> nodes);
   bool place_topo(const JobSpec& js, std::span<const int32_t> f);
   void topo_begin(const Snapshot& v);
   void topo_end(const Snapshot& v, Decisions& out);

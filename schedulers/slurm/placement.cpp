@@ -3,6 +3,7 @@
 // (eval_nodes_topo, eval_nodes_block); https://slurm.schedmd.com/topology.html.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 
@@ -36,8 +37,13 @@ void SlurmModel::build_topology(const Workload& wl, const ClusterConfig& cluster
       tree_ = topo::tree_from_leaves(cluster.node_leaf, cluster.leaf_names);
       tree_source_ = "cluster leaves";
     } else {
-      const std::string err = topo::build_tree(defs, cluster.node_names, tree_);
+      // A node topology.conf puts under no leaf switch is warned about, as slurmctld does; in
+      // the scenario's own switches it is an error.
+      const bool from_conf = std::any_of(cfg_.switches.begin(), cfg_.switches.end(), [](const Switch& w) { return w.origin.line > 0; });
+      std::vector<uint32_t> unswitched;
+      const std::string err = topo::build_tree(defs, cluster.node_names, tree_, nullptr, from_conf ? &unswitched : nullptr);
       if (!err.empty()) throw InputError(file, "/scheduler/switches", "topology/tree: " + err);
+      if (!unswitched.empty()) unswitched_out_of_service(cluster, unswitched);
       tree_source_ = cfg_.switches_from_fabric ? "fabric" : "switches";
     }
     group_of_node_ = &tree_.leaf_of_node;
@@ -98,6 +104,25 @@ void SlurmModel::build_topology(const Workload& wl, const ClusterConfig& cluster
         throw InputError(file, ptr + "/segment", fmt::format("job {} of class {} asks for {} nodes, not a multiple of --segment={}; expected a node count divisible by the segment", js.id, o.klass, n, o.segment));
     }
   }
+}
+
+// Nodes topology.conf puts under no leaf switch: slurmctld warns "switches lack access to N
+// nodes" (topology_tree.c) and its tree selection picks nodes from switches only, so no job
+// runs there. They stay in their partitions' sizes, as a DOWN node does.
+void SlurmModel::unswitched_out_of_service(const ClusterConfig& cluster, std::span<const uint32_t> nodes) {
+  std::vector<std::string> names;
+  for (uint32_t n : nodes) {
+    names.push_back(cluster.node_names[n]);
+    for (size_t p = 0; p < part_.size(); ++p) {
+      part_[p].mask[n] = 0;
+      part_[p].keep[n] = 0xFF;
+      part_bits_[p * nw_ + (n >> 6)] &= ~(uint64_t{1} << (n & 63));
+    }
+  }
+  std::fprintf(stderr,
+               "floorsim: warning: topology.conf: switches lack access to %zu nodes: %s (slurmctld's topology/tree "
+               "warns so, and its selection picks nodes under switches only); floorsim starts no job on them\n",
+               names.size(), hostlist(names).c_str());
 }
 
 bool SlurmModel::place_topo(const JobSpec& js, std::span<const int32_t> f) {

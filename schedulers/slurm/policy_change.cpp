@@ -487,7 +487,10 @@ ChangeOutcome SlurmModel::delete_assoc(const PolicyChange& c, const Snapshot& v,
 // (cancelled in the first pass that sees them; sort_queue never orders them).
 void SlurmModel::cancel_gone(const Snapshot& v, Decisions& out) {
   for (JobIdx j : v.pending)
-    if (jgone_[j]) out.preempt(j, floorsim::PreemptMode::Cancel, kNoJob);
+    if (jgone_[j]) {
+      if (!jrefused_.empty() && jrefused_[j] != kNone) out.set_reason(j, jrefused_[j]);
+      out.preempt(j, floorsim::PreemptMode::Cancel, kNoJob);
+    }
 }
 
 void SlurmModel::classes_where(const Snapshot& v, ChangeScope& s, const std::function<bool(JobIdx)>& pred) const {

@@ -52,7 +52,8 @@ void SlurmModel::build_resources(const Workload& wl, const ClusterConfig& cluste
     for (auto b : cluster.node_mem_bytes) cap_mem_.push_back(static_cast<int32_t>(std::min<int64_t>(b >> 20, INT32_MAX)));
 }
 
-bool SlurmModel::place_res(const JobSpec& js, std::span<const int32_t> f, const NodeRes& r) {
+bool SlurmModel::place_res(const JobSpec& asked, std::span<const int32_t> f, const NodeRes& r) {
+  const JobSpec& js = spec(asked);  // with DefCpuPerGPU / DefMemPer* applied
   Ask a;
   a.per = js.mem_per;
   a.mem = js.mem_mib;

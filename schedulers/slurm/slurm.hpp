@@ -44,6 +44,14 @@ enum Reason : uint16_t {
   kAssocMaxWallDurationPerJobLimit,
   kReservation,
   kResvDeleted,
+  kPartitionDown,
+  // Refused at submission (submit_check.cpp): the job never enters slurmctld's queue.
+  kInvalidAccount,
+  kInvalidQOS,
+  kPartitionNotAvail,
+  kInvalidNodeCount,
+  kTooManyCpus,
+  kBadConstraints,
   kReasonCount
 };
 const char* reason_text(uint16_t code);

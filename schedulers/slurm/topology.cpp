@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -198,9 +199,23 @@ std::string claim_nodes(const char* kind, const char* relation, uint32_t i, cons
 }
 }  // namespace
 
-std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names, Tree& t,
-                       size_t* culprit) {
+std::string build_tree(const std::vector<SwitchDef>& given, std::span<const std::string> node_names, Tree& t,
+                       size_t* culprit, std::vector<uint32_t>* unswitched) {
   t = Tree{};
+  std::vector<SwitchDef> with_extra;
+  if (unswitched) {
+    unswitched->clear();
+    std::set<std::string> on_leaf;
+    for (const auto& d : given) on_leaf.insert(d.nodes.begin(), d.nodes.end());
+    SwitchDef extra{kUnswitched, {}, {}};
+    for (size_t n = 0; n < node_names.size(); ++n)
+      if (!on_leaf.count(node_names[n])) extra.nodes.push_back(node_names[n]), unswitched->push_back(static_cast<uint32_t>(n));
+    if (!extra.nodes.empty()) {
+      with_extra = given;
+      with_extra.push_back(std::move(extra));
+    }
+  }
+  const std::vector<SwitchDef>& defs = with_extra.empty() ? given : with_extra;
   auto at = [culprit](size_t i, std::string err) {
     if (culprit) *culprit = i;
     return err;

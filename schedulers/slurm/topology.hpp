@@ -50,8 +50,13 @@ struct SwitchDef {
 // node or switch name, a node under two leaves or under none, a switch with two parents, a
 // cycle, a switch with both nodes and switches). With an error about one definition, *culprit
 // (when given) is its index, so the caller can name the line it came from.
+// With `unswitched` given, a node under no leaf switch is no error: such nodes are listed there
+// and put on one extra leaf switch, kUnswitched, under no other (slurmctld's topology/tree warns
+// "switches lack access to N nodes" and its selection never picks them: the caller keeps them
+// out of service).
 std::string build_tree(const std::vector<SwitchDef>& defs, std::span<const std::string> node_names, Tree& out,
-                       size_t* culprit = nullptr);
+                       size_t* culprit = nullptr, std::vector<uint32_t>* unswitched = nullptr);
+inline constexpr const char* kUnswitched = "(no switch)";
 
 // The tree of a cluster's leaves (ClusterConfig::node_leaf), with one root above them when
 // there are several: what a fabric's edge switches give without a topology.conf.

@@ -279,8 +279,11 @@ void Engine::pass() {
   decisions_.clear();
   sched_.schedule(snapshot(), decisions_);
   apply(decisions_);
-  for (const auto& rs : decisions_.reasons())
-    if (runs_[rs.job].state == JobState::Pending) runs_[rs.job].reason = rs.code;
+  for (const auto& rs : decisions_.reasons()) {
+    JobRun& r = runs_[rs.job];
+    // A job this pass cancelled keeps the reason given with it (a model's refusal at submission).
+    if (r.state == JobState::Pending || (r.state == JobState::Cancelled && r.end_s == now_)) r.reason = rs.code;
+  }
   SimTime wake = decisions_.wake_s();
   if (cfg_.sched_interval_s > 0 && pending_.size() > pending_head_)
     wake = std::min(wake, now_ + cfg_.sched_interval_s);

@@ -119,9 +119,12 @@ NodeName=bare
   CHECK(cl.total_gpus() == 13 * 2 + 6);  // every node 2 (DEFAULT) but g1 with 6
 }
 
-TEST_CASE("slurm.conf NodeName State: what slurmctld would not schedule on is warned, and started up", "[slurm][config][nodes]") {
-  const SlurmConfig c = read("NodeName=a State=DOWN\nNodeName=b State=FUTURE\nNodeName=c State=CLOUD\nNodeName=d State=UNKNOWN\n");
-  CHECK(c.nodes.size() == 4);
+TEST_CASE("slurm.conf NodeName State: what slurmctld would not schedule on is warned; FUTURE is left out", "[slurm][config][nodes]") {
+  const SlurmConfig c = read("NodeName=a State=DOWN\nNodeName=b State=FUTURE\nNodeName=c State=CLOUD\nNodeName=d State=UNKNOWN\n"
+                             "PartitionName=p Nodes=a,b\nPartitionName=f Nodes=b\n");
+  CHECK(c.nodes.size() == 3);  // FUTURE: not in the cluster (slurm_submit.cpp runs the others)
+  CHECK(c.partitions[0].nodes == std::vector<std::string>{"a"});
+  CHECK(c.partitions[1].no_nodes);
   CHECK(count_with(c, "s.conf:1: NodeName=a State=down") == 1);
   CHECK(count_with(c, "s.conf:2: NodeName=b State=future") == 1);
   CHECK(count_with(c, "s.conf:3: NodeName=c State=cloud") == 1);
@@ -171,18 +174,20 @@ PriorityFlags=MAX_TRES
   CHECK(c.sched.requeue_delay_s == 70);  // AuthInfo cred_expire
   CHECK(c.sched.bf_interval_s == 5);
   CHECK(count_with(c, "s.conf:6: Licenses=matlab:4 is not modelled; floorsim assumes no job waits for a license") == 1);
-  CHECK(count_with(c, "s.conf:7: DefMemPerCPU=2048 is not modelled") == 1);
+  CHECK(c.job_defaults.mem_per_cpu == 2048);  // modelled (job_defaults.cpp)
+  CHECK(count_with(c, "DefMemPerCPU") == 0);
   CHECK(count_with(c, "s.conf:10: EnforcePartLimits=ALL is not modelled") == 1);
   CHECK(count_with(c, "s.conf:11: Bogus is not a slurm.conf(5) key") == 1);
-  CHECK(count_with(c, "PartitionName=p AllowAccounts=a,b is not modelled") == 1);
+  CHECK(count_with(c, "AllowAccounts") == 0);  // modelled (submit_check.cpp)
+  CHECK(c.partitions[0].allow_accounts == std::vector<std::string>{"a", "b"});
   CHECK(count_with(c, "PartitionName=p OverSubscribe=EXCLUSIVE is not modelled") == 1);
-  CHECK(count_with(c, "PartitionName=p State=DOWN is not modelled") == 1);
+  CHECK(c.partitions[0].state == Partition::State::Down);
   CHECK(count_with(c, "PartitionName=p MaxNodes=4 is not modelled") == 1);
   CHECK(count_with(c, "s.conf:12: Frobnicate is not a PartitionName option") == 1);
   CHECK(count_with(c, "s.conf:13: SchedulerParameters item bf_busy_nodes is not modelled") == 1);
   CHECK(c.prio.max_tres);  // PriorityFlags=MAX_TRES is modelled (billing.cpp)
   CHECK(count_with(c, "max_tres") == 0);
-  CHECK(c.warnings.size() == 10);  // nothing about ports, paths, SuspendTime=NONE, CompleteWait=0, Hidden
+  CHECK(c.warnings.size() == 7);  // nothing about ports, paths, SuspendTime=NONE, CompleteWait=0, Hidden
   CHECK(read("ClusterName=q\n").sched.requeue_delay_s == 120);  // slurm.conf(5): cred_expire default
 }
 

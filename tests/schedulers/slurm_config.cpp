@@ -303,7 +303,7 @@ TEST_CASE("configuration files: problems across files are reported against the f
   CHECK(error_of([&] { check_config_files(c, nodes); }).rfind("t.conf:2: topology/tree: switch top lists switch s2 which is not defined", 0) == 0);
   c.switches.clear();
   read_topology_conf_text("SwitchName=s1 Nodes=n[1-3]\n", "t.conf", c);
-  CHECK(error_of([&] { check_config_files(c, nodes); }).rfind("t.conf: topology/tree: node n4 is under no leaf switch", 0) == 0);
+  CHECK(error_of([&] { check_config_files(c, nodes); }).empty());  // a node under no switch: warned by the model
   c.switches.clear();
   read_topology_conf_text("SwitchName=s1 Nodes=n[1-4]\n", "t.conf", c);
   CHECK(error_of([&] { check_config_files(c, nodes); }).empty());
