@@ -270,7 +270,8 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 object("fabric", fabric_coupling_spec(),
                        "fabric contention stretches communicating jobs' runtimes (null = none)").or_null(),
                 object("governance", governance_spec(), "change control: roles, class owners, loopholes"),
-                array_of("changes", change_spec(), "policy change events: applied at their time if allowed, else rejected; see governance")});
+                array_of("changes", change_spec(), "policy change events: applied at their time if allowed, else rejected; see governance"),
+                object("sharing", sharing_spec(), "GPU sharing: intraday request services beside the batch on node pools (absent = none)")});
   return s;
 }
 
@@ -869,6 +870,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   sc.fabric = load_fabric_coupling(r["fabric"], base_dir, file, sc.workload, sc.cluster);
   sc.governance = load_governance(r);
   sc.changes = load_changes(r, file);
+  if (r.contains("sharing")) sc.sharing = std::make_shared<const SharingConfig>(load_sharing(r["sharing"], sc.cluster, sc.seed, base_dir, file));
   sc.resolved = std::move(r);
   return sc;
 }
