@@ -99,3 +99,22 @@ TEST_CASE("sharing: bad blocks name the pointer", "[sharing]") {
   d["sharing"]["pools"].push_back(d["sharing"]["pools"][0]);
   CHECK_THAT(err(d), Catch::Contains("pool \"p\" is named twice"));
 }
+
+TEST_CASE("calibration sets a synthetic batch's runtimes", "[sharing]") {
+  const auto dir = std::filesystem::temp_directory_path() / "floorsim_batch_cal";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "cal.json") << R"({"device": "cpu-omp", "threads": 2, "paths": 1000, "assets": 4, "options": 8,
+    "seed": 1, "seconds": 0.5, "paths_per_s": 4000000, "revaluations_per_s": 32000000, "var_99": 1, "portfolio_value": 1})";
+  json d = json::parse(R"({
+    "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "workload": {"synthetic": {"classes": [
+      {"name": "var", "kind": "deadline_batch", "core_jobs": 2, "gpus": 2, "paths_per_job": 800000000, "calibration": "cal.json"}]}}
+  })");
+  const app::Scenario sc = app::load_scenario(d, "s.json", dir.string());
+  REQUIRE(sc.workload.jobs.size() == 2);
+  for (const auto& j : sc.workload.jobs) CHECK(j.runtime_s == Approx(100));  // 8e8 / (4e6 x 2)
+  CHECK(sc.workload_report["runtime_from_calibration"]["var"]["paths_per_s"] == 4000000.0);
+  d["workload"]["synthetic"]["classes"][0].erase("calibration");
+  CHECK_THROWS_WITH(app::load_scenario(d, "s.json", dir.string()), Catch::Contains("/workload/synthetic/classes/0/calibration"));
+  std::filesystem::remove_all(dir);
+}
