@@ -25,7 +25,7 @@ std::shared_ptr<const ObjectSpec> pool_spec() {
               choice("mode", {"exclusive", "time_slicing", "mps", "mig", "priority"}, "exclusive",
                      "exclusive: a request needs a GPU free of batch work; time_slicing: CUDA time-slices contexts; mps: CUDA MPS runs both at once; mig: a MIG instance per request server; priority: latency-critical kernels first (Orion, EuroSys 2024)"),
               integer("dedicated_gpus", 0, "GPUs outside the batch scheduler that serve this pool's requests only").at_least(0).at_most(100000).in_unit("gpus"),
-              string("site_resource", "", "what the site configures for sharing (gres/shard, gres/mps, gpu-fraction, nvidia.com/gpu.shared, nvidia.com/mig-<profile>): checked against mode"),
+              string("site_resource", "", "what the site configures for sharing (gres/shard, gres/mps, gpu-fraction, nvidia.com/gpu.shared, nvidia.com/mig-<g>g.<memory>gb): checked against mode"),
               number("kernel_s", 0.05, "time_slicing, priority: mean length of a batch kernel in flight (assumed)").at_least(0).in_unit("s"),
               choice("kernel_distribution", {"deterministic", "exponential", "uniform"}, "deterministic", "batch kernel lengths"),
               number("kernel_jitter", 0.0, "uniform: kernel length in kernel_s x [1 - j, 1 + j]").at_least(0).at_most(1),
@@ -33,7 +33,7 @@ std::shared_ptr<const ObjectSpec> pool_spec() {
               number("slice_s", 0.002, "time_slicing: a context's time slice (assumed)").at_least(0).in_unit("s"),
               number("mps_request_slowdown", 1.5, "mps: request service x this while batch runs beside it (assumed)").at_least(1).at_most(100),
               number("mps_batch_slowdown", 1.3, "mps: batch x this while a request runs beside it (assumed)").at_least(1).at_most(100),
-              string("mig_profile", "3g.40gb", "mig: the request instance's profile, as NVIDIA names it (<g>g.<memory>gb: g of 7 compute slices)"),
+              string("mig_profile", "3g.40gb", "mig: the request instance, as NVIDIA names MIG instances (<g>g.<memory>gb: g of 7 compute slices)"),
               integer("mig_instances_per_gpu", 1, "mig: request instances on each pool GPU; the batch keeps the rest").at_least(1).at_most(7),
               number("priority_blocking_fraction", 0.5, "priority: share of the in-flight batch kernel's remaining time a request waits (assumed)").at_least(0).at_most(1),
               number("priority_request_slowdown", 1.1, "priority: request service x this beside batch work (assumed)").at_least(1).at_most(100)});
