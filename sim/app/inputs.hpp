@@ -18,7 +18,7 @@ struct SweepSpec;
 
 // The spec keys whose string (or array of strings) values are file paths.
 inline constexpr const char* kPathKeys[] = {"path", "rate_file", "file", "slurm_conf", "sacctmgr_dump",
-                                            "topology_conf", "gres_conf", "manifests"};
+                                            "topology_conf", "gres_conf", "manifests", "calibration"};
 
 // A file a scenario names: its path (relative ones resolved against the scenario's folder, as
 // the readers resolve them) and the JSON pointer that names it.

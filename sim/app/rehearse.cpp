@@ -346,6 +346,52 @@ Criterion governance_criterion(const json& m) {
   return c;
 }
 
+// 6. GPU sharing (the scenario's "sharing" block): the two-part worst case. (a) the request
+// service's p99 latency while the batch is at its peak on the pool; (b) the batch's deadline
+// margin with the requests at full rate (the run carries the sharing mode's stretch).
+void sharing_criteria(const json& rh, const json& m, std::vector<Criterion>& out) {
+  if (!m.contains("sharing")) return;
+  const json& w = m["sharing"]["worst_case"];
+  Criterion lat;
+  lat.name = "requests p99 at batch peak";
+  if (w["p99_at_batch_peak_s"].is_null()) {
+    lat.evaluated = false;
+    lat.measured = "no request in the batch's peak window";
+    lat.target = "-";
+  } else {
+    const double p99 = w["p99_at_batch_peak_s"], target = w["latency_target_s"];
+    lat.name = w["service"].get<std::string>() + " p99 at batch peak";
+    lat.value = p99;
+    lat.measured = fmt::format("{:.3f} s", p99);
+    lat.target = fmt::format("<= {:.3f} s", target);
+    lat.pass = p99 <= target;
+    if (!lat.pass) {
+      lat.layer = "isolation";
+      lat.note = "requests wait behind or beside batch kernels at the batch's peak: dedicated GPUs, a MIG instance or priority-aware sharing";
+    }
+  }
+  out.push_back(lat);
+  Criterion mar;
+  mar.name = "batch margin with requests at full rate";
+  const double min_margin = rh["min_margin_s"];
+  mar.target = fmt::format(">= {:.0f} min", min_margin / 60);
+  if (w["batch_class"].is_null()) {
+    mar.evaluated = false;
+    mar.measured = "no deadline class";
+  } else {
+    const double margin = w["batch_margin_s"].is_null() ? -std::numeric_limits<double>::infinity() : w["batch_margin_s"].get<double>();
+    mar.name = w["batch_class"].get<std::string>() + " margin with requests at full rate";
+    mar.value = margin / 60;
+    mar.measured = std::isfinite(margin) ? fmt::format("{:.1f} min", margin / 60) : std::string("unfinished");
+    mar.pass = margin >= min_margin;
+    if (!mar.pass) {
+      mar.layer = "isolation";
+      mar.note = "sharing slows the batch on the pool (MPS interference, time slices, MIG's smaller share): fewer shared GPUs or dedicated ones";
+    }
+  }
+  out.push_back(mar);
+}
+
 }  // namespace
 
 Verdict judge(const Scenario& sc, const json& m) {
@@ -363,6 +409,7 @@ Verdict judge(const Scenario& sc, const json& m) {
   v.criteria.push_back(interactive_criterion(sc, m));
   v.criteria.push_back(burst_criterion(sc.resolved["rehearse"], m));
   v.criteria.push_back(governance_criterion(m));
+  sharing_criteria(sc.resolved["rehearse"], m, v.criteria);
   return v;
 }
 

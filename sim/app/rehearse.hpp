@@ -10,7 +10,9 @@
 //   3. the interactive class's p99 wait <= p99_wait_target_s (isolation / floor);
 //   4. the burst queue gives way without cascading preemption: cascades <= max (isolation);
 //   5. the change log shows no unapproved edits (governance, issue 9: no policy change took
-//      effect without the sign-off it needed; not evaluated when the scenario has no changes).
+//      effect without the sign-off it needed; not evaluated when the scenario has no changes);
+//   6. with a "sharing" block, the two-part worst case: a request service's p99 latency in the
+//      batch's peak window, and the batch's margin with requests at full rate (isolation).
 #include <limits>
 #include <string>
 #include <vector>

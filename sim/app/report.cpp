@@ -491,6 +491,35 @@ std::string preemptions_html(const json& m, const std::vector<std::string>& clas
   return h;
 }
 
+// GPU sharing (metrics.json "sharing"): the two-part worst case, then latencies per service.
+std::string sharing_html(const json& m) {
+  if (!m.contains("sharing")) return "";
+  const json& s = m["sharing"];
+  const json& w = s["worst_case"];
+  auto sec = [](const json& v) { return v.is_number() ? fmt::format("{:.3f} s", v.get<double>()) : std::string("-"); };
+  std::string h = "<h2>GPU sharing: requests beside the batch</h2>\n<p>Worst case: ";
+  h += w["service"].is_null() ? std::string("no request in the batch's peak window") :
+       fmt::format("{} p99 {} in the batch's peak window (target {})", html_esc(w["service"].get<std::string>()), sec(w["p99_at_batch_peak_s"]), sec(w["latency_target_s"]));
+  h += w["batch_class"].is_null() ? std::string("; no deadline class.") :
+       fmt::format("; {} deadline margin with requests at full rate: {}.", html_esc(w["batch_class"].get<std::string>()),
+                   w["batch_margin_s"].is_number() ? hmm(w["batch_margin_s"].get<double>()) : std::string("unfinished"));
+  h += "</p>\n<table><tr><th>service</th><th>pool</th><th>mode</th><th>requests</th><th>p50</th><th>p99</th><th>p99.9</th><th>p99 at batch peak</th><th>target</th><th>within target</th></tr>\n";
+  for (const auto& [name, v] : s["services"].items()) {
+    const json& l = v["latency_s"];
+    const json& pool = s["pools"][v["pool"].get<std::string>()];
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}%</td></tr>\n",
+                     html_esc(name), html_esc(v["pool"].get<std::string>()), html_esc(pool["mode"].get<std::string>()), num(l["requests"].get<double>()),
+                     sec(l["p50"]), sec(l["p99"]), sec(l["p999"]), sec(v["windows_s"]["batch_peak"]["p99"]), sec(v["latency_target_s"]),
+                     l["within_target"].get<double>() * 100);
+  }
+  h += "</table>\n<table><tr><th>pool</th><th>mode</th><th>GPUs</th><th>dedicated GPUs</th><th>batch stretch (mean)</th><th>batch GPU-h</th><th>request GPU-h</th></tr>\n";
+  for (const auto& [name, p] : s["pools"].items())
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.1f}</td><td>{:.1f}</td></tr>\n", html_esc(name),
+                     html_esc(p["mode"].get<std::string>()), num(p["gpus"].get<double>()), num(p["dedicated_gpus"].get<double>()),
+                     p["batch_stretch_mean"].get<double>(), p["batch_gpu_s"].get<double>() / 3600, p["request_gpu_s"].get<double>() / 3600);
+  return h + "</table>\n";
+}
+
 std::string run_report(const fs::path& dir) {
   const fs::path mpath = dir / "metrics.json";
   const json m = parse_json_text(io::read_file(mpath), mpath.string());
@@ -506,6 +535,7 @@ std::string run_report(const fs::path& dir) {
   h += run_summary_html(m, resolved, verdict, name, dir);
   h += verdict_html(verdict);
   h += classes_table_html(m, cc.classes);
+  h += sharing_html(m);
   h += timeline_charts_html(dir, cc);
 
   const fs::path jpath = dir / "jobs.csv";

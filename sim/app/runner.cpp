@@ -54,6 +54,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     sched = idle_pool::wrap(std::move(sched), p);
   }
   RunResult res;
+  BatchLog batch_log;  // which GPUs held batch work when, for the request services
+  if (sc.sharing) sched = record_batch(std::move(sched), batch_log);
   if (opts.keep_runs) sched = record_attempts(std::move(sched), sc.cluster, res.attempts);
   if (opts.progress && opts.progress->on()) sched = report_progress(std::move(sched), *opts.progress);
   EngineConfig ec = sc.engine;
@@ -67,6 +69,11 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   if (sc.fabric.fabric) {
     fabric_model = std::make_unique<FabricRuntime>(sc.fabric);
     engine.set_runtime_model(fabric_model.get());
+  }
+  std::unique_ptr<SharingRuntime> sharing_model;  // only where sharing slows the batch
+  if (sc.sharing && sc.sharing->stretches_batch()) {
+    sharing_model = std::make_unique<SharingRuntime>(*sc.sharing, fabric_model.get());
+    engine.set_runtime_model(sharing_model.get());
   }
   try {
     engine.run();
@@ -189,6 +196,15 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     res.approval_csv = approval_log_csv(res.approval_log);
   }
   if (fabric_model) m["runtime_model"] = fabric_model->report();
+  if (sc.sharing) {
+    json sh = sharing_metrics(*sc.sharing, batch_log, sc.cluster, engine.now(), classes, sharing_model.get());
+    // The utilisation cost of dedicated GPUs: the cluster's and theirs together.
+    double ded = 0, ded_busy = 0;
+    for (const auto& [name, p] : sh["pools"].items()) ded += p["dedicated_gpus"].get<double>(), ded_busy += p["dedicated_busy_gpu_s"].get<double>();
+    sh["gpus_with_dedicated"] = static_cast<double>(total_gpus) + ded;
+    sh["utilization_with_dedicated"] = makespan > 0 ? (gpu_s_total + ded_busy) / ((static_cast<double>(total_gpus) + ded) * makespan) : 0.0;
+    m["sharing"] = std::move(sh);
+  }
   res.metrics = std::move(m);
 
   res.end_s = engine.now();

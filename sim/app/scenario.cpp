@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/calibration.hpp"
 #include "schedulers/registry.hpp"
 #include "sim/app/changes.hpp"
 #include "sim/core/error.hpp"
@@ -171,13 +172,17 @@ std::shared_ptr<const ObjectSpec> generator_spec() {
                 number("time_limit_factor", 1.5, "requested time limit = runtime x this").at_least(1).at_most(1000),
                 number("rate_per_s", 0.0, "stream: base arrival rate (before the multiplier)").at_least(0).in_unit("1/s"),
                 array_of("profile", rate_piece_spec(), "stream: rate multipliers by window (first match wins)"),
-                string("rate_file", "", "stream: replayed arrival rate, CSV time_s,rate_per_s (piecewise constant; relative to the scenario); replaces rate_per_s and profile")});
+                string("rate_file", "", "stream: replayed arrival rate, CSV time_s,rate_per_s (piecewise constant; relative to the scenario); replaces rate_per_s and profile"),
+                number("paths_per_job", nullptr, "Monte Carlo paths a job revalues: its mean runtime is paths / (calibration's paths_per_s x gpus), replacing runtime_s").at_least(1),
+                string("calibration", nullptr, "with paths_per_job: a file written by floorsim calibrate (relative to the scenario)")});
   s->check = [](const json& r, const std::string& ptr, const std::string& file) {
     if (!r["rate_file"].get<std::string>().empty()) {
       if (r["kind"] != "stream") fail(file, child(ptr, "rate_file"), "only a stream has a replayed rate; expected kind \"stream\"");
       if (r["rate_per_s"].get<double>() != 0 || (r.contains("profile") && !r["profile"].empty()))
         fail(file, child(ptr, "rate_file"), "a replayed rate replaces rate_per_s and profile; expected only one of them");
     }
+    if (r.contains("paths_per_job") != r.contains("calibration"))
+      fail(file, child(ptr, r.contains("paths_per_job") ? "calibration" : "paths_per_job"), "paths_per_job and calibration go together; expected both or neither");
     if (r["kind"] == "stream" && (r["end_s"].is_null() || r["end_s"].get<double>() <= r["start_s"].get<double>()))
       fail(file, child(ptr, "end_s"), "a stream needs end_s after start_s; expected a number > start_s");
   };
@@ -270,7 +275,8 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 object("fabric", fabric_coupling_spec(),
                        "fabric contention stretches communicating jobs' runtimes (null = none)").or_null(),
                 object("governance", governance_spec(), "change control: roles, class owners, loopholes"),
-                array_of("changes", change_spec(), "policy change events: applied at their time if allowed, else rejected; see governance")});
+                array_of("changes", change_spec(), "policy change events: applied at their time if allowed, else rejected; see governance"),
+                object("sharing", sharing_spec(), "GPU sharing: intraday request services beside the batch on node pools (absent = none)")});
   return s;
 }
 
@@ -639,7 +645,20 @@ FallbackIds add_synthetic_jobs(const json& syn, uint64_t seed, const std::string
   traces::SyntheticSpec spec;
   spec.load_multiplier = syn["load_multiplier"];
   spec.seed = seed;
-  for (const auto& g : syn["classes"]) spec.classes.push_back(class_gen(g, base_dir));
+  json from_calibration = json::object();
+  for (const auto& g : syn["classes"]) {
+    spec.classes.push_back(class_gen(g, base_dir));
+    if (!g.contains("paths_per_job")) continue;
+    // The device measured once (floorsim calibrate) sets the runtime: paths over paths/s, the
+    // paths split over the job's GPUs.
+    fs::path cal = g["calibration"].get<std::string>();
+    if (cal.is_relative()) cal = fs::path(base_dir) / cal;
+    const double rate = kernels::load_calibration(cal).paths_per_s;
+    traces::ClassGen& c = spec.classes.back();
+    c.runtime_s = g["paths_per_job"].get<double>() / (rate * c.gpus);
+    from_calibration[c.name] = {{"paths_per_job", g["paths_per_job"]}, {"paths_per_s", rate}, {"runtime_s", c.runtime_s}};
+  }
+  if (!from_calibration.empty()) report["runtime_from_calibration"] = from_calibration;
   int64_t first_id = 1;
   for (const auto& j : w.jobs) first_id = std::max(first_id, j.id + 1);
   json gen = json::array();
@@ -869,6 +888,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   sc.fabric = load_fabric_coupling(r["fabric"], base_dir, file, sc.workload, sc.cluster);
   sc.governance = load_governance(r);
   sc.changes = load_changes(r, file);
+  if (r.contains("sharing")) sc.sharing = std::make_shared<const SharingConfig>(load_sharing(r["sharing"], sc.cluster, sc.seed, base_dir, file));
   sc.resolved = std::move(r);
   return sc;
 }

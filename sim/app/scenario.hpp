@@ -11,6 +11,7 @@
 
 #include "sim/app/fabric_coupling.hpp"
 #include "sim/app/governance.hpp"
+#include "sim/app/sharing.hpp"
 #include "sim/core/cluster.hpp"
 #include "sim/core/config_spec.hpp"
 #include "sim/core/engine.hpp"
@@ -52,6 +53,7 @@ struct Scenario {
   FabricCoupling fabric;      // empty unless the scenario has a "fabric" block
   std::vector<PolicyChange> changes;  // policy change events (issue 9), sorted by time
   gov::Settings governance;
+  std::shared_ptr<const SharingConfig> sharing;  // null without a "sharing" block
 };
 
 // Parses, validates and loads (reads traces). Throws InputError naming the file and JSON
