@@ -109,21 +109,38 @@ double missed_breakeven(const OptionCost& shared, const OptionCost& a) {
   return std::max(0.0, (a.fixed_usd() - shared.fixed_usd()) / (shared.p_miss - a.p_miss));
 }
 
+namespace {
+// Whether block b serves class c: their windows overlap, or either window is unknown.
+bool serves(const Block& b, const ClassObservation& c) {
+  if (std::isnan(b.from_s) || std::isnan(c.window_from_s)) return true;
+  return b.from_s < c.window_to_s && c.window_from_s < b.to_s;
+}
+}  // namespace
+
 CostReport price(const Observation& obs, const Prices& prices) {
   CostReport r{obs, prices, {}};
-  double blocks_usd = 0, had_all = 1, used_total = 0;
-  for (const auto& b : obs.blocks) blocks_usd += b.cost_usd, had_all *= 1 - b.unavailable_probability;
-  for (const auto& c : obs.classes) used_total += c.used_gpu_h;
-  for (const auto& c : obs.classes) {
+  // Each block's price, shared by used GPU-hours among the classes it serves.
+  std::vector<double> burst(obs.classes.size(), 0), had_all(obs.classes.size(), 1);
+  for (const auto& b : obs.blocks) {
+    double used = 0, n = 0;
+    for (const auto& c : obs.classes)
+      if (serves(b, c)) used += c.used_gpu_h, n += 1;
+    for (size_t i = 0; i < obs.classes.size(); ++i) {
+      if (!serves(b, obs.classes[i])) continue;
+      burst[i] += b.cost_usd * (used > 0 ? obs.classes[i].used_gpu_h / used : 1.0 / n);
+      had_all[i] *= 1 - b.unavailable_probability;
+    }
+  }
+  for (size_t ci = 0; ci < obs.classes.size(); ++ci) {
+    const ClassObservation& c = obs.classes[ci];
     const auto it = prices.classes.find(c.name);
     const ClassPrice cp = it == prices.classes.end() ? ClassPrice{} : it->second;
     if (it == prices.classes.end())
       r.obs.warnings.push_back(fmt::format("class {}: no price in the prices file; missed deadlines priced 0, isolation false", c.name));
     ClassCost cc{.name = c.name};
-    const double share = used_total > 0 ? c.used_gpu_h / used_total : 1.0 / static_cast<double>(obs.classes.size());
     cc.options = {shared_option(c, prices, cp.missed_deadline_usd),
                   dedicated_option(c, prices, obs.gpus_per_node, cp.missed_deadline_usd),
-                  reserved_burst_option(c, prices, blocks_usd * share, 1 - had_all, cp.missed_deadline_usd)};
+                  reserved_burst_option(c, prices, burst[ci], 1 - had_all[ci], cp.missed_deadline_usd)};
     cc.missed_breakeven_dedicated_usd = missed_breakeven(cc.options[0], cc.options[1]);
     cc.missed_breakeven_reserved_usd = missed_breakeven(cc.options[0], cc.options[2]);
     const OptionCost& ded = cc.options[1];

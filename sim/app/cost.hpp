@@ -12,9 +12,10 @@
 //   reserved+burst the floor reserved over the class's window and charged as if used (Slurm's
 //                  reservation accounting books unused reserved time to the accounts eligible to
 //                  use it, https://slurm.schedmd.com/reservations.html#account), work above the
-//                  reservation at the shared rate, the capacity blocks' price shared among the
-//                  deadline classes by their used GPU-hours, and the miss chance with the blocks
-//                  had, or without them when a block cannot be had (unavailable_probability).
+//                  reservation at the shared rate, each capacity block's price shared by used
+//                  GPU-hours among the deadline classes whose window overlaps the block's (all of
+//                  them when windows are unknown), and the miss chance with the blocks had, or
+//                  without them when one of its blocks cannot be had (unavailable_probability).
 //
 // Break-even points: the missed-deadline cost above which dedicated (and reserved+burst) costs
 // less than shared; the utilisation of dedicated nodes above which they cost less than renting
@@ -64,6 +65,7 @@ struct ClassObservation {
   double floor_gpus = 0;
   double used_gpu_h = 0;                   // per night (mean over runs)
   double window_h = 0;                     // first submission to last deadline
+  double window_from_s = kUnknown, window_to_s = kUnknown;  // that window in simulated time
   double p_miss = 0;                       // share of runs where it missed a deadline
   double p_miss_without_blocks = kUnknown; // the same with no capacity block had
   double preemptions = 0;
@@ -74,6 +76,7 @@ struct Block {
   std::string prefix;
   double cost_usd = 0;
   double unavailable_probability = 0;
+  double from_s = kUnknown, to_s = kUnknown;  // the window it is up
 };
 
 struct Observation {
@@ -121,7 +124,8 @@ CostReport price(const Observation& obs, const Prices& prices);
 
 // Observations from one run's metrics.json, the scenario's deadline windows and blocks
 // (resolved scenario), and optionally the metrics of the same run with no block had.
-Observation observe_run(const json& metrics, const json& resolved_scenario, const std::map<std::string, double>& windows_h,
+using Windows = std::map<std::string, std::pair<double, double>>;  // class -> first submission, last deadline (s)
+Observation observe_run(const json& metrics, const json& resolved_scenario, const Windows& windows,
                         const json* metrics_without_blocks, const Prices& prices, std::string source);
 // Observations from a sweep's result lines (each a metrics block): miss chance = share of points.
 Observation observe_sweep(const std::vector<json>& lines, const Prices& prices, std::string source, const std::string& file);

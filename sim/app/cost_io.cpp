@@ -13,11 +13,11 @@ namespace {
 
 bool is_deadline_class(const json& c) { return c.contains("deadline_margin_s") && !c["deadline_margin_s"].is_null(); }
 
-double window_of(const std::string& name, const std::map<std::string, double>& measured, const Prices& p) {
+double window_of(const std::string& name, const Windows& measured, const Prices& p) {
   if (auto it = p.classes.find(name); it != p.classes.end() && !std::isnan(it->second.reserved_window_h))
     return it->second.reserved_window_h;
   auto m = measured.find(name);
-  return m == measured.end() ? kUnknown : m->second;
+  return m == measured.end() ? kUnknown : std::max(0.0, m->second.second - m->second.first) / 3600.0;
 }
 
 double gpus_per_node(const json& m) {
@@ -27,7 +27,7 @@ double gpus_per_node(const json& m) {
 
 }  // namespace
 
-Observation observe_run(const json& m, const json& resolved, const std::map<std::string, double>& windows_h,
+Observation observe_run(const json& m, const json& resolved, const Windows& windows,
                         const json* without, const Prices& prices, std::string source) {
   Observation o;
   o.source = std::move(source);
@@ -37,7 +37,7 @@ Observation observe_run(const json& m, const json& resolved, const std::map<std:
   for (const auto& b : blocks) {
     o.blocks.push_back({b["prefix"], block_cost(b["nodes"], b["gpus_per_node"], static_cast<double>(capacity_block_days(b)),
                                                 b["price_usd"].is_null() ? kUnknown : b["price_usd"].get<double>(), prices.block_gpu_hour_usd),
-                        b["unavailable_probability"]});
+                        b["unavailable_probability"], b["from_s"], b["to_s"]});
     o.cluster_gpus -= b["nodes"].get<double>() * b["gpus_per_node"].get<double>();  // the shared cluster is the base
   }
   for (const auto& [name, c] : m["classes"].items()) {
@@ -45,7 +45,8 @@ Observation observe_run(const json& m, const json& resolved, const std::map<std:
     ClassObservation co{.name = name};
     co.floor_gpus = c["floor_gpus"];
     co.used_gpu_h = c["gpu_s_used"].get<double>() / 3600.0;
-    co.window_h = window_of(name, windows_h, prices);
+    co.window_h = window_of(name, windows, prices);
+    if (auto w = windows.find(name); w != windows.end()) co.window_from_s = w->second.first, co.window_to_s = w->second.second;
     co.p_miss = c["deadline_misses"].get<double>() > 0 ? 1.0 : 0.0;
     co.preemptions = c["preemptions"];
     if (without && (*without)["classes"].contains(name))

@@ -38,17 +38,15 @@ const VerbDoc kCostDoc{
 
 namespace {
 
-// Per class: first submission to last deadline, in hours (deadline classes only).
-std::map<std::string, double> deadline_windows_h(const app::Scenario& sc) {
-  std::map<std::string, std::pair<double, double>> span;
+// Per class: first submission to last deadline (deadline classes only).
+app::cost::Windows deadline_windows(const app::Scenario& sc) {
+  app::cost::Windows span;
   for (const auto& j : sc.workload.jobs) {
     if (!(j.deadline_s < kNever)) continue;
     auto [it, fresh] = span.try_emplace(sc.workload.strings.str(j.klass), j.submit_s, j.deadline_s);
     if (!fresh) it->second = {std::min(it->second.first, j.submit_s), std::max(it->second.second, j.deadline_s)};
   }
-  std::map<std::string, double> out;
-  for (const auto& [k, s] : span) out[k] = std::max(0.0, s.second - s.first) / 3600.0;
-  return out;
+  return span;
 }
 
 std::vector<json> read_lines(const std::string& path) {
@@ -74,7 +72,7 @@ app::cost::Observation observe(const std::string& input, const std::string& base
     const app::Scenario sc = app::load_scenario(app::parse_json_text(io::read_file(resolved), resolved), resolved,
                                                 base_dir.empty() ? "." : base_dir);
     const json m = app::parse_json_text(io::read_file(mfile), mfile);
-    return app::cost::observe_run(m, sc.resolved, deadline_windows_h(sc), nullptr, prices, "run " + input);
+    return app::cost::observe_run(m, sc.resolved, deadline_windows(sc), nullptr, prices, "run " + input);
   }
   // A scenario: with the capacity blocks had, and (when one may not be) without any.
   json doc = app::parse_json_text(io::read_file(input), input);
@@ -92,7 +90,7 @@ app::cost::Observation observe(const std::string& input, const std::string& base
   const json with = run_with(0.0);
   std::optional<json> without;
   if (blocks) without = run_with(1.0);
-  return app::cost::observe_run(with, sc0.resolved, deadline_windows_h(sc0), without ? &*without : nullptr, prices,
+  return app::cost::observe_run(with, sc0.resolved, deadline_windows(sc0), without ? &*without : nullptr, prices,
                                 "scenario " + input);
 }
 

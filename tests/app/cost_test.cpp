@@ -95,6 +95,24 @@ TEST_CASE("cost: blocks, break-even utilisation and the cases for dedicated node
   CHECK(r2.obs.warnings.size() == 1);
 }
 
+TEST_CASE("cost: a block is paid by the classes whose window it overlaps", "[cost]") {
+  Observation o;
+  o.cluster_gpus = 64;
+  ClassObservation eod = var(), v = var();
+  eod.name = "eod", eod.window_from_s = 0, eod.window_to_s = 100, eod.used_gpu_h = 10;
+  v.window_from_s = 200, v.window_to_s = 400, v.used_gpu_h = 30;
+  ClassObservation both = var();
+  both.name = "both", both.window_from_s = 50, both.window_to_s = 300, both.used_gpu_h = 10;
+  o.classes = {eod, v, both};
+  o.blocks = {{"cb", 800, 0.5, 250, 400}};  // overlaps var and both, not eod
+  const CostReport r = price(o, prices());
+  CHECK(r.classes[0].options[2].burst_usd == 0);
+  CHECK(r.classes[1].options[2].burst_usd == 600);  // 800 x 30 / 40
+  CHECK(r.classes[2].options[2].burst_usd == 200);
+  CHECK(r.classes[0].options[2].p_miss == 0.5);     // eod's own miss chance: no block to lose
+  CHECK(r.classes[1].options[2].p_miss == Approx(0.5 * 0.5 + 0.5));
+}
+
 TEST_CASE("cost: a sweep's miss chance is the share of points that missed", "[cost]") {
   auto line = [](double misses) {
     return json{{"metrics", {{"cluster", {{"gpus", 32}, {"nodes", 4}}},
