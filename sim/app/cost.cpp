@@ -137,7 +137,8 @@ CostReport price(const Observation& obs, const Prices& prices) {
     const ClassPrice cp = it == prices.classes.end() ? ClassPrice{} : it->second;
     if (it == prices.classes.end())
       r.obs.warnings.push_back(fmt::format("class {}: no price in the prices file; missed deadlines priced 0, isolation false", c.name));
-    ClassCost cc{.name = c.name};
+    ClassCost cc;
+    cc.name = c.name;
     cc.options = {shared_option(c, prices, cp.missed_deadline_usd),
                   dedicated_option(c, prices, obs.gpus_per_node, cp.missed_deadline_usd),
                   reserved_burst_option(c, prices, burst[ci], 1 - had_all[ci], cp.missed_deadline_usd)};

@@ -111,7 +111,8 @@ std::vector<Pileup> pileups(const std::vector<JobRecord>& jobs, const std::vecto
     const double thr = factor * mean;
     for (size_t d = 0; d < days;) {
       if (!(wait_h[d] > thr && wait_h[d] > 0)) { ++d; continue; }
-      Pileup p{.klass = k, .from = day_label(d0 + static_cast<double>(d) * kDay), .threshold_h = thr};
+      Pileup p;
+      p.klass = k, p.from = day_label(d0 + static_cast<double>(d) * kDay), p.threshold_h = thr;
       size_t e = d;
       for (; e < days && wait_h[e] > thr; ++e) p.wait_h += wait_h[e];
       p.to = day_label(d0 + static_cast<double>(e - 1) * kDay);

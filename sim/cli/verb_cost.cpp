@@ -85,7 +85,9 @@ app::cost::Observation observe(const std::string& input, const std::string& base
     json d = doc;
     if (d.contains("capacity_blocks"))
       for (auto& b : d["capacity_blocks"]) b["unavailable_probability"] = p;
-    return app::run_scenario(app::load_scenario(d, input, dir.empty() ? "." : dir), {.render_csv = false}).metrics;
+    app::RunOptions ro;
+    ro.render_csv = false;
+    return app::run_scenario(app::load_scenario(d, input, dir.empty() ? "." : dir), ro).metrics;
   };
   const json with = run_with(0.0);
   std::optional<json> without;
