@@ -80,8 +80,9 @@ std::vector<GeneratedClass> generate(const SyntheticSpec& spec, int64_t first_id
     const StrId user = w.strings.intern(c.user.empty() ? c.name : c.user);
     const StrId account = w.strings.intern(c.account.empty() ? c.name : c.account);
     const StrId qos = w.strings.intern(c.qos);
+    const StrId core_qos = w.strings.intern(c.core_qos.empty() ? c.qos : c.core_qos);
     const StrId partition = w.strings.intern(c.partition);
-    auto make = [&](SimTime submit, int32_t prio_bonus) {
+    auto make = [&](SimTime submit, int32_t prio_bonus, StrId job_qos) {
       JobSpec j;
       j.id = next_id++;
       j.submit_s = submit;
@@ -96,7 +97,7 @@ std::vector<GeneratedClass> generate(const SyntheticSpec& spec, int64_t first_id
       j.user = user;
       j.account = account;
       j.klass = klass;
-      j.qos = qos;
+      j.qos = job_qos;
       j.partition = partition;
       j.preemptible = c.preemptible;
       j.requeueable = c.requeueable;
@@ -109,8 +110,8 @@ std::vector<GeneratedClass> generate(const SyntheticSpec& spec, int64_t first_id
       case GenKind::DeadlineBatch: {
         // Core scenarios first (one priority step above the grid), then the full stress grid.
         const int32_t core = scaled_count(c.core_jobs, m), grid = scaled_count(c.jobs, m);
-        for (int32_t i = 0; i < core; ++i) make(c.start_s, 1);
-        for (int32_t i = 0; i < grid; ++i) g.grid_ids.push_back(make(c.start_s + c.grid_after_s, 0));
+        for (int32_t i = 0; i < core; ++i) make(c.start_s, 1, core_qos);
+        for (int32_t i = 0; i < grid; ++i) g.grid_ids.push_back(make(c.start_s + c.grid_after_s, 0, qos));
         break;
       }
       case GenKind::Stream: {
@@ -131,7 +132,7 @@ std::vector<GeneratedClass> generate(const SyntheticSpec& spec, int64_t first_id
           const double mass = rate * (b - a);
           if (rate > 0 && acc + mass > target) {
             const SimTime t = a + (target - acc) / rate;
-            make(t, 0);
+            make(t, 0, qos);
             target += rng.exponential();
             continue;
           }
@@ -143,7 +144,7 @@ std::vector<GeneratedClass> generate(const SyntheticSpec& spec, int64_t first_id
       case GenKind::Gang:
       case GenKind::Burst: {
         const int32_t n = scaled_count(c.jobs, m);
-        for (int32_t i = 0; i < n; ++i) make(c.start_s + (c.spread_s > 0 ? std::round(rng.uniform() * c.spread_s) : 0), 0);
+        for (int32_t i = 0; i < n; ++i) make(c.start_s + (c.spread_s > 0 ? std::round(rng.uniform() * c.spread_s) : 0), 0, qos);
         break;
       }
     }

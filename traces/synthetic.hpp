@@ -38,6 +38,7 @@ struct ClassGen {
   std::string name;  // class name (also the default user and account)
   GenKind kind = GenKind::Burst;
   std::string user, account, qos, partition;
+  std::string core_qos;        // DeadlineBatch: QOS of the core shards (empty = qos, as the grid)
   int32_t priority = 0;
   bool preemptible = false;
   bool requeueable = true;

@@ -203,7 +203,10 @@ Criterion feasibility_criterion(const Scenario& sc, const WorkByClass& work, con
         if (w.first_submit_s >= s0 && w.last_deadline_s <= d1) need += w.work_gpu_s;
       }
       double have = static_cast<double>(base_gpus) * (d1 - s0);
-      for (const auto& bl : blocks) {
+      for (size_t bi = 0; bi < blocks.size(); ++bi) {
+        const json& bl = blocks[bi];
+        const json& had = sc.workload_report.value("capacity_blocks", json::array());
+        if (bi < had.size() && !had[bi]["had"].get<bool>()) continue;  // not had on this night
         const double lo = std::max(s0, bl["from_s"].get<double>()), hi = std::min(d1, bl["to_s"].get<double>());
         if (hi > lo) have += (hi - lo) * bl["nodes"].get<double>() * bl["gpus_per_node"].get<double>();
       }

@@ -14,6 +14,7 @@
 
 #include "kernels/calibration.hpp"
 #include "schedulers/registry.hpp"
+#include "sim/app/capacity_block.hpp"
 #include "sim/app/changes.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
@@ -148,6 +149,7 @@ std::shared_ptr<const ObjectSpec> generator_spec() {
                 string("user", "", "user (empty = the class name)"),
                 string("account", "", "account (empty = the class name)"),
                 string("qos", "", "QOS or queue"),
+                string("core_qos", "", "deadline_batch: QOS of the core shards, e.g. one above the grid's so they finish first when the night runs late (empty = qos)"),
                 string("partition", "", "partition"),
                 integer("priority", 0, "job priority hint (core shards get one more)"),
                 boolean("preemptible", false, "jobs may be preempted"),
@@ -183,6 +185,8 @@ std::shared_ptr<const ObjectSpec> generator_spec() {
     }
     if (r.contains("paths_per_job") != r.contains("calibration"))
       fail(file, child(ptr, r.contains("paths_per_job") ? "calibration" : "paths_per_job"), "paths_per_job and calibration go together; expected both or neither");
+    if (!r["core_qos"].get<std::string>().empty() && r["kind"] != "deadline_batch")
+      fail(file, child(ptr, "core_qos"), "only a deadline_batch has core shards; expected kind \"deadline_batch\" or no core_qos");
     if (r["kind"] == "stream" && (r["end_s"].is_null() || r["end_s"].get<double>() <= r["start_s"].get<double>()))
       fail(file, child(ptr, "end_s"), "a stream needs end_s after start_s; expected a number > start_s");
   };
@@ -204,16 +208,17 @@ std::shared_ptr<const ObjectSpec> failure_model_spec() {
 }
 
 std::shared_ptr<const ObjectSpec> capacity_block_spec() {
-  auto s = obj("capacity_block", "cloud capacity booked ahead: extra nodes available only in a window",
+  auto s = obj("capacity_block", "cloud capacity booked ahead (EC2 Capacity Blocks for ML): extra nodes available only in a window",
                {string("prefix", nullptr, "node name prefix of the block").must(),
-                integer("nodes", nullptr, "nodes in the block").at_least(1).at_most(100000).must(),
+                integer("nodes", nullptr, "instances (nodes) in the block: 1 to 64").at_least(1).at_most(100000).must(),
                 integer("gpus_per_node", 8, "GPUs per node").at_least(1).at_most(4096).in_unit("gpus"),
                 number("from_s", nullptr, "the block becomes available").at_least(0).in_unit("s").must(),
-                number("to_s", nullptr, "the block goes away (jobs on it are requeued)").at_least(0).in_unit("s").must()});
-  s->check = [](const json& r, const std::string& ptr, const std::string& file) {
-    if (r["to_s"].get<double>() <= r["from_s"].get<double>())
-      fail(file, child(ptr, "to_s"), "the window ends before it starts; expected to_s > from_s");
-  };
+                number("to_s", nullptr, "the block goes away (jobs on it are requeued)").at_least(0).in_unit("s").must(),
+                integer("duration_days", nullptr, "duration bought: 1 to 14 days, or 21 to 182 in 7-day steps; the window must fit in it (null = the shortest covering the window)").at_least(1).in_unit("days").or_null(),
+                number("booked_ahead_s", 0.0, "booked this long before from_s: at most eight weeks (4838400 s)").at_least(0).in_unit("s"),
+                number("price_usd", nullptr, "the block's upfront price (null = priced by `floorsim cost` from its prices file)").at_least(0).in_unit("USD").or_null(),
+                number("unavailable_probability", 0.0, "chance the block cannot be had on the night; drawn from the seed: a block not had never comes up").at_least(0).at_most(1)});
+  s->check = [](const json& r, const std::string& ptr, const std::string& file) { check_capacity_block(r, ptr, file); };
   return s;
 }
 
@@ -605,6 +610,7 @@ traces::ClassGen class_gen(const json& g, const std::string& base_dir) {
   c.user = g["user"];
   c.account = g["account"];
   c.qos = g["qos"];
+  c.core_qos = g["core_qos"];
   c.partition = g["partition"];
   c.priority = g["priority"];
   c.preemptible = g["preemptible"];
@@ -798,12 +804,20 @@ void add_failure_events(const json& fl, const ClusterConfig& cluster, const std:
   }
 }
 
-// Capacity blocks: down from the start until their window opens, down again when it closes.
-void add_capacity_block_events(const json& blocks, size_t base_nodes, std::vector<NodeEvent>& events) {
+// Capacity blocks: down from the start until their window opens, down again when it closes; a
+// block not had on the night (unavailable_probability, drawn from the seed) never comes up.
+void add_capacity_block_events(json& blocks, uint64_t seed, size_t base_nodes, std::vector<NodeEvent>& events) {
   for (size_t i = 0, node = base_nodes; i < blocks.size(); ++i) {
-    const double from = blocks[i]["from_s"], to = blocks[i]["to_s"];
-    for (int64_t k = 0; k < blocks[i]["nodes"].get<int64_t>(); ++k, ++node) {
+    json& b = blocks[i];
+    const double from = b["from_s"], to = b["to_s"];
+    b["duration_days"] = capacity_block_days(b);
+    const bool had = capacity_block_had(seed, i, b["unavailable_probability"].get<double>());
+    for (int64_t k = 0; k < b["nodes"].get<int64_t>(); ++k, ++node) {
       const auto n = static_cast<NodeIdx>(node);
+      if (!had) {
+        events.push_back({0, n, false});
+        continue;
+      }
       if (from > 0) {
         events.push_back({0, n, false});
         events.push_back({from, n, true});
@@ -841,7 +855,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   sc.seed = r["seed"].get<uint64_t>();
   sc.cluster = cluster_of(doc, r, file, base_dir);
   sc.base_nodes = sc.cluster.nodes();
-  const json& blocks = r.contains("capacity_blocks") ? r["capacity_blocks"] : json::array();
+  json blocks = r.contains("capacity_blocks") ? r["capacity_blocks"] : json::array();
   add_capacity_blocks(blocks, file, sc.cluster);
 
   // Workload: trace, then inline jobs, then synthetic classes; sorted by submission.
@@ -878,7 +892,14 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   // Engine and failures.
   sc.engine = engine_config(r);
   add_failure_events(r.contains("failures") ? r["failures"] : json::array(), sc.cluster, file, sc.node_events);
-  add_capacity_block_events(blocks, sc.base_nodes, sc.node_events);
+  add_capacity_block_events(blocks, sc.seed, sc.base_nodes, sc.node_events);
+  if (!blocks.empty()) {
+    r["capacity_blocks"] = blocks;  // duration_days filled in
+    json had = json::array();
+    for (size_t i = 0; i < blocks.size(); ++i)
+      had.push_back({{"prefix", blocks[i]["prefix"]}, {"had", capacity_block_had(sc.seed, i, blocks[i]["unavailable_probability"].get<double>())}});
+    report["capacity_blocks"] = had;
+  }
   if (r.contains("failure_model") && !r["failure_model"].is_null()) {
     const std::vector<NodeEvent> ev = random_failure_events(r["failure_model"], sc.seed, sc.base_nodes);
     report["random_failures"] = ev.size() / 2;

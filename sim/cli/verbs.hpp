@@ -20,6 +20,8 @@ int verb_impact(const Args& args);     // sim/cli/verb_govern.cpp
 int verb_audit(const Args& args);      // sim/cli/verb_govern.cpp
 int verb_lint(const Args& args);       // sim/cli/verb_govern.cpp
 int verb_site(const Args& args);       // sim/cli/verb_site.cpp
+int verb_cost(const Args& args);       // sim/cli/verb_cost.cpp
+int verb_review(const Args& args);     // sim/cli/verb_review.cpp
 
 struct Verb {
   const char* name;
@@ -36,6 +38,8 @@ inline const Verb kVerbs[] = {
     {"calibrate", "measure the Monte Carlo VaR kernel on this device; write paths/s to a JSON", verb_calibrate},
     {"fabric", "fat-tree sign-off pack: routing, max-min contention, degraded cases (signoff.md/.json)", verb_fabric},
     {"rehearse", "replay a quant night at peak with a node failure; verdict per criterion and layer to fix (--growth)", verb_rehearse},
+    {"cost", "price each deadline class: dedicated vs shared vs reserved+burst, idle and missed-deadline cost, break-even points", verb_cost},
+    {"review", "months of sacct or a run vs entitlements: weekly/monthly use, waits, idle, pile-ups, rebalancing, Prometheus alert rules", verb_review},
     {"size", "entitlement sizing: peak demand per class, proposed floors (deadline floors fit the cluster), 80% warnings", verb_size},
     {"sweep", "run many scenarios (grid / list / Latin hypercube over JSON-pointer axes) on threads; --resume, --shard i/N", verb_sweep},
     {"merge", "join sweep shard outputs (checks no index is missing or doubled)", verb_merge},

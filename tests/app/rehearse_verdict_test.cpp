@@ -138,6 +138,9 @@ TEST_CASE("rehearse: floors over-subscribing the cluster cannot be fixed by conf
   CHECK(rehearse(w).v.infeasible);
   auto ocb = rehearse(cb);
   CHECK_FALSE(ocb.v.infeasible);
+  // A block that cannot be had on the night adds nothing.
+  cb["capacity_blocks"][0]["unavailable_probability"] = 1.0;
+  CHECK(rehearse(cb).v.infeasible);
 }
 
 TEST_CASE("rehearse: the injected failure lands midway on the named node", "[rehearse]") {
