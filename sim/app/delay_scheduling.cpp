@@ -11,8 +11,9 @@ using namespace cfg;
 
 std::shared_ptr<const ObjectSpec> spec() {
   return obj("delay_scheduling", "delay scheduling (Dally): consolidation levels with a wait timer each, around the scheduler model",
-             {choice("mode", {"none", "strict", "fixed", "auto"}, "fixed",
-                     "none: start where the model places; strict: wait for the tightest level; fixed: timers; auto: timers from recent waits"),
+             {choice("mode", {"none", "strict", "fixed", "auto"}, nullptr,
+                     "none: start where the model places; strict: wait for the tightest level; fixed: timers; auto: timers from recent waits")
+                  .must(),  // required, so a scenario without the block resolves it to null (off)
               number("machine_timer_s", 600.0, "wait for one machine before accepting one leaf (fixed; auto: the first value)").at_least(0).in_unit("s"),
               number("leaf_timer_s", 1200.0, "then wait for one leaf before accepting the network (fixed; auto: the first value)").at_least(0).in_unit("s"),
               integer("window", 20, "auto: recent multi-GPU starts per level whose mean wait is the timer").at_least(1).at_most(100000),

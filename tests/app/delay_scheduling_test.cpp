@@ -100,3 +100,12 @@ TEST_CASE("delay: a job waits for one machine until its timers run out; none sta
   REQUIRE(strict.m["makespan_s"] == 1500);
   REQUIRE(fixed.m["scheduler_report"]["delay_scheduling"]["held_starts"].get<int>() >= 1);
 }
+
+TEST_CASE("delay: a scenario without the block runs without the layer", "[delay]") {
+  const json doc = json::parse(R"({"workload": {"jobs": [{"id": 1, "submit_s": 0, "runtime_s": 10, "gpus": 2}]}})");
+  const app::Scenario sc = app::load_scenario(doc, "t.json", ".");
+  REQUIRE(sc.resolved["delay_scheduling"].is_null());
+  const auto r = app::run_scenario(sc);
+  REQUIRE_FALSE(r.metrics.contains("runtime_model"));
+  REQUIRE_FALSE(r.metrics["scheduler_report"].contains("delay_scheduling"));
+}
