@@ -27,6 +27,9 @@ struct SchedulerContext {
   // Wall-clock time (seconds since 1970-01-01) of t = 0 (scenario "clock"); 0 when unknown, so
   // that every period starts at t = 0. Slurm's backfill rounds plan times on this clock.
   double t0_wall_s = 0;
+  // The scheduler block as the scenario wrote it (before defaults), or null: a model whose own
+  // files override block keys warns about the keys the block set explicitly.
+  const cfg::json* given = nullptr;
 };
 
 struct SchedulerEntry {

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "schedulers/slurm/conf_override.hpp"
 #include "schedulers/slurm/slurm.hpp"
 #include "sim/core/error.hpp"
 
@@ -524,7 +525,11 @@ Reservation reservation_from(const json& x, const std::string& file, const std::
 SlurmConfig config_from(const json& b, const SchedulerContext& ctx) {
   const std::string& file = ctx.scenario_file;
   SlurmConfig c = scalars_from(b, file);
+  const SlurmConfig from_block = c;
   read_config_files(b, ctx, c);
+  if (ctx.given && !b["slurm_conf"].get<std::string>().empty())
+    for (auto& w : conf_override_warnings(*ctx.given, from_block, c, file, resolve_path(ctx.base_dir, b["slurm_conf"])))
+      c.warnings.push_back(std::move(w));
   add_partitions_and_qos(b, file, c);
   add_associations(b, file, c);
   c.resv_over_run_s = b["resv_over_run_s"];

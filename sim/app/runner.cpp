@@ -9,6 +9,7 @@
 #include "schedulers/idle_pool/idle_pool.hpp"
 #include "schedulers/registry.hpp"
 #include "sim/app/changes.hpp"
+#include "sim/app/delay_scheduling.hpp"
 #include "sim/app/inputs.hpp"
 #include "sim/core/io.hpp"
 
@@ -31,6 +32,7 @@ std::unique_ptr<Scheduler> make_scheduler(const Scenario& sc) {
   const SchedulerEntry* entry = find_scheduler(sc.resolved["scheduler"]["type"]);
   SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
   ctx.t0_wall_s = std::isnan(sc.t0_wall_s) ? 0 : sc.t0_wall_s;
+  if (!sc.scheduler_given.is_null()) ctx.given = &sc.scheduler_given;
   // Read while the model is built only (models copy what they need of it).
   const std::vector<std::vector<uint32_t>> fabric_tree = fabric_switch_tree(sc.fabric, sc.cluster.nodes());
   if (sc.fabric.fabric) ctx.fabric_tree = &fabric_tree;
@@ -53,6 +55,13 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     for (const auto& f : sc.fallbacks) p.fallbacks.push_back({f.at_s, f.jobs});
     sched = idle_pool::wrap(std::move(sched), p);
   }
+  // Delay scheduling sits right around the model: it re-places or holds the model's starts.
+  std::unique_ptr<delay::ConsolidationRuntime> consolidation;
+  if (const json& ds = sc.resolved["delay_scheduling"]; !ds.is_null()) {
+    const delay::Params dp = delay::params_from(ds);
+    sched = delay::wrap(std::move(sched), dp);
+    consolidation = std::make_unique<delay::ConsolidationRuntime>(dp);
+  }
   RunResult res;
   BatchLog batch_log;  // which GPUs held batch work when, for the request services
   if (sc.sharing) sched = record_batch(std::move(sched), batch_log);
@@ -66,6 +75,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   GovernanceGate gate(sc.governance, sc.workload.strings, sc.changes, opts.force_changes);
   if (!sc.changes.empty()) engine.add_policy_changes(sc.changes, &gate);
   std::unique_ptr<FabricRuntime> fabric_model;
+  if (consolidation) engine.set_runtime_model(consolidation.get());
   if (sc.fabric.fabric) {
     fabric_model = std::make_unique<FabricRuntime>(sc.fabric);
     engine.set_runtime_model(fabric_model.get());
@@ -196,6 +206,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     res.approval_csv = approval_log_csv(res.approval_log);
   }
   if (fabric_model) m["runtime_model"] = fabric_model->report();
+  else if (consolidation) m["runtime_model"] = consolidation->report();
   if (sc.sharing) {
     json sh = sharing_metrics(*sc.sharing, batch_log, sc.cluster, engine.now(), classes, sharing_model.get());
     // The utilisation cost of dedicated GPUs: the cluster's and theirs together.

@@ -15,6 +15,7 @@
 #include "kernels/calibration.hpp"
 #include "schedulers/registry.hpp"
 #include "sim/app/capacity_block.hpp"
+#include "sim/app/delay_scheduling.hpp"
 #include "sim/app/changes.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
@@ -276,6 +277,7 @@ std::shared_ptr<const ObjectSpec> scenario_spec() {
                 object("failure_model", failure_model_spec(), "random node failures (null = none)").or_null(),
                 array_of("capacity_blocks", capacity_block_spec(), "capacity booked ahead for a window"),
                 object("idle_pool", idle_pool_spec(), "held-back idle pool around the scheduler (null = none)").or_null(),
+                object("delay_scheduling", delay::spec(), "delay scheduling (Dally) around the scheduler: consolidation levels, timers, spread-job slowdown (null = none)").or_null(),
                 object("rehearse", rehearse_spec(), "targets of floorsim rehearse"),
                 object("fabric", fabric_coupling_spec(),
                        "fabric contention stretches communicating jobs' runtimes (null = none)").or_null(),
@@ -852,6 +854,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   sc.base_dir = base_dir;
   json r = resolve(doc, *scenario_spec(), "", file);
   r["scheduler"] = resolve_scheduler(r["scheduler"], file);
+  if (doc.is_object() && doc.contains("scheduler")) sc.scheduler_given = doc["scheduler"];
   sc.seed = r["seed"].get<uint64_t>();
   sc.cluster = cluster_of(doc, r, file, base_dir);
   sc.base_nodes = sc.cluster.nodes();
@@ -907,6 +910,8 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   }
   sc.workload_report = report;
   sc.fabric = load_fabric_coupling(r["fabric"], base_dir, file, sc.workload, sc.cluster);
+  if (sc.fabric.fabric && !r["delay_scheduling"].is_null())
+    fail(file, "/delay_scheduling", "the fabric block already stretches runtimes by placement; expected either fabric or delay_scheduling (its own slowdown by level)");
   sc.governance = load_governance(r);
   sc.changes = load_changes(r, file);
   if (r.contains("sharing")) sc.sharing = std::make_shared<const SharingConfig>(load_sharing(r["sharing"], sc.cluster, sc.seed, base_dir, file));

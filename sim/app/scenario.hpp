@@ -29,6 +29,7 @@ json scenario_schema();
 
 struct Scenario {
   json resolved;              // every default written in
+  json scheduler_given;       // the "scheduler" block as written (null when left out)
   std::string file;           // for error messages ("" for in-memory documents)
   std::string base_dir;       // relative paths resolve against this
   Workload workload;          // sorted by (submit_s, id); classes assigned

@@ -611,6 +611,75 @@ std::vector<json> fabric_reference_lines(const SweepSpec& s, const std::vector<s
   return fabric_lines(s, indices, false);
 }
 
+// ---------------------------------------------------------------- axes that change nothing
+
+namespace {
+
+// What a point's line says about the run: its metrics without the echoes of the scenario's own
+// inputs (an axis that sets a class's floor_gpus is echoed in classes.*.floor_gpus whatever it
+// does) and without the model's warnings (which quote the inputs), its verdict and its error.
+std::string result_key(const json& line) {
+  json m = line.value("metrics", json::object());
+  if (m.is_object()) {
+    for (const char* k : {"output_version", "scenario", "scheduler"}) m.erase(k);
+    if (m.contains("classes") && m["classes"].is_object())
+      for (auto& [k, c] : m["classes"].items())
+        if (c.is_object()) c.erase("floor_gpus");
+    const json::json_pointer warnings("/scheduler_report/config/warnings");
+    if (m.contains(warnings)) m[warnings] = nullptr;
+  }
+  return json::array({m, line.value("verdict", json()), line.value("error", json())}).dump();
+}
+
+}  // namespace
+
+std::vector<json> axis_effects(const json& axes, const std::vector<json>& lines) {
+  std::vector<std::string> keys;
+  keys.reserve(lines.size());
+  for (const auto& l : lines) keys.push_back(result_key(l));
+  std::vector<json> out;
+  for (const auto& axis : axes) {
+    const std::string name = axis.value("name", std::string());
+    // Points grouped by the values of the other axes: within a group only this axis differs.
+    std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> groups;  // -> (values, results)
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!lines[i].contains("axes")) continue;
+      json others = lines[i]["axes"];
+      const std::string v = others.value(name, json()).dump();
+      others.erase(name);
+      auto& g = groups[others.dump()];
+      g.first.insert(v);
+      g.second.insert(keys[i]);
+    }
+    bool compared = false, changed = false;
+    for (const auto& [k, g] : groups) {
+      compared = compared || g.first.size() > 1;
+      changed = changed || g.second.size() > 1;
+    }
+    out.push_back(compared ? json(changed) : json(nullptr));
+  }
+  return out;
+}
+
+json with_axis_effects(json sj, const std::vector<json>& lines) {
+  const std::vector<json> eff = axis_effects(sj["axes"], lines);
+  json none = json::array();
+  for (size_t a = 0; a < eff.size(); ++a) {
+    sj["axes"][a]["changes_results"] = eff[a];
+    if (eff[a] == json(false)) none.push_back(sj["axes"][a]["name"]);
+  }
+  sj["no_effect_axes"] = none;
+  return sj;
+}
+
+json without_axis_effects(json sj) {
+  sj.erase("no_effect_axes");
+  if (sj.contains("axes") && sj["axes"].is_array())
+    for (auto& a : sj["axes"])
+      if (a.is_object()) a.erase("changes_results");
+  return sj;
+}
+
 // ---------------------------------------------------------------- output files
 
 std::vector<json> read_results(const std::string& path, bool* torn) {
@@ -692,7 +761,7 @@ Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions
   if (in_place && has_results) {
     if (fs::exists(meta)) {
       const json old = parse_json_text(io::read_file(meta), dir.shown("sweep.json"));
-      if (old != sj)
+      if (without_axis_effects(old) != sj)
         throw InputError(dir.shown("sweep.json"), "", "was written by a different sweep or shard; expected the same sweep file, base and --shard to resume");
     }
     bool torn = false;
@@ -766,12 +835,15 @@ Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions
   sort_dedup(all);
   dir.write("results.jsonl", join_lines(all));
   dir.write("results.csv", results_csv(sj, all));
+  const json flagged = with_axis_effects(sj, all);
+  dir.write("sweep.json", app::dump(flagged));
+  for (const auto& a : flagged["no_effect_axes"]) sum.no_effect_axes.push_back(a.get<std::string>());
   dir.commit();
   sum.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return sum;
 }
 
-size_t merge_shards(const io::OutTarget& out_dir, const std::vector<std::string>& shard_dirs) {
+size_t merge_shards(const io::OutTarget& out_dir, const std::vector<std::string>& shard_dirs, std::vector<std::string>* no_effect) {
   if (shard_dirs.empty()) throw InputError("", "", "no shard directories given; expected floorsim merge OUT SHARD_DIR...");
   json first;
   std::vector<json> all;
@@ -782,6 +854,7 @@ size_t merge_shards(const io::OutTarget& out_dir, const std::vector<std::string>
     if (!sj.is_object() || sj.value("format", "") != kFormat)
       throw InputError(meta.string(), "/format", std::string("expected \"") + kFormat + "\"");
     sj.erase("shard");
+    sj = without_axis_effects(std::move(sj));
     if (first.is_null())
       first = sj;
     else if (sj != first)
@@ -811,7 +884,10 @@ size_t merge_shards(const io::OutTarget& out_dir, const std::vector<std::string>
   if (owner.size() != n) throw InputError(shard_dirs[0], "", fmt::format("indices beyond the sweep's {} points", n));
   sort_dedup(all);
   io::OutputDir out(out_dir);
-  out.write("sweep.json", app::dump(first));
+  const json flagged = with_axis_effects(first, all);
+  if (no_effect)
+    for (const auto& a : flagged["no_effect_axes"]) no_effect->push_back(a.get<std::string>());
+  out.write("sweep.json", app::dump(flagged));
   out.write("results.jsonl", join_lines(all));
   out.write("results.csv", results_csv(first, all));
   out.commit();

@@ -19,7 +19,8 @@
 // results.csv (index, axes, then flattened metrics). Lines are appended and flushed as points
 // finish, so a killed sweep resumes (--resume) where it stopped; at the end both files are
 // rewritten sorted by index, so they are byte-identical whatever the thread count, and a merge
-// of shards equals the unsharded run.
+// of shards equals the unsharded run. At the end sweep.json also flags, per axis, whether its
+// values changed any result ("changes_results", axis_effects).
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -98,7 +99,21 @@ struct Summary {
   size_t errors = 0;        // points whose run threw (recorded as an "error" line)
   size_t verdict_fail = 0;  // rehearsal points whose verdict failed
   double wall_s = 0;
+  std::vector<std::string> no_effect_axes;  // axes that changed no result (see axis_effects)
 };
+
+// Per axis, whether its values change any result: false when every group of points that differ
+// only in this axis has identical results (metrics without the echoes of the scenario's own
+// inputs: output_version, scenario, scheduler, classes' floor_gpus, the model's warnings;
+// verdict; error), true when
+// some group differs, null when no two points differ only in it (a Latin hypercube, one value).
+// A false axis is a trap: the field it sets is overridden (slurm.conf keys win over the
+// scheduler block) or read by nothing.
+std::vector<json> axis_effects(const json& axes, const std::vector<json>& lines);
+// sweep.json with each axis's "changes_results" (axis_effects) and "no_effect_axes" (names),
+// written at the end of a run or merge; resume and merge compare sweep.json without them.
+json with_axis_effects(json sweep_json, const std::vector<json>& lines);
+json without_axis_effects(json sweep_json);
 
 // Runs the shard's points not already complete; writes DIR/{sweep.json,results.jsonl,results.csv}.
 // Into a new or empty DIR, or with --resume, the files are written in place as points finish;
@@ -108,7 +123,9 @@ Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions
 
 // Joins shard output directories into `out_dir` (atomically). Throws InputError naming the
 // shard directory when shards disagree on the sweep, or an index is missing or doubled.
-size_t merge_shards(const io::OutTarget& out_dir, const std::vector<std::string>& shard_dirs);
+// `no_effect` (when given) receives the names of the axes that changed no result.
+size_t merge_shards(const io::OutTarget& out_dir, const std::vector<std::string>& shard_dirs,
+                    std::vector<std::string>* no_effect = nullptr);
 
 // Reads DIR/results.jsonl: complete lines only (a torn last line, left by a kill, is dropped).
 // A malformed line before the last is an InputError(file, line).

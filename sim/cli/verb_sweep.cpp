@@ -39,6 +39,18 @@ const VerbDoc kMergeDoc{
                  {"floorsim merge out/sweep out/shard-* -q", "join every shard, no summary"}},
 };
 
+namespace {
+
+// An axis whose values change no result is a trap (a field another input overrides, or one
+// nothing reads): said on stderr, as sweep.json's "changes_results": false says it in the files.
+void warn_no_effect(const std::string& axis, bool shard) {
+  std::cerr << fmt::format("floorsim: warning: sweep axis {} changes no result{}: every group of points that differ only in it has "
+                           "identical metrics, verdict and errors (is the field overridden, e.g. by a slurm.conf key, or read by nothing?)\n",
+                           axis, shard ? " in this shard" : "");
+}
+
+}  // namespace
+
 int verb_sweep(const Args& args) {
   po::options_description opts;
   std::string file, out, shard, progress;
@@ -74,6 +86,7 @@ int verb_sweep(const Args& args) {
   const app::sweep::SweepSpec s = app::sweep::load_sweep_file(file);  // validates every point first
   const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "sweep", force, app::sweep_inputs(s)});
   const app::sweep::Summary sum = app::sweep::run_sweep(s, target, ro);
+  for (const auto& a : sum.no_effect_axes) warn_no_effect(a, ro.shard.count > 1);
   if (!quiet) {
     std::cout << fmt::format("sweep {} ({} {}, {}): {} points", s.name, s.kind, s.mode,
                              s.kind == "fabric" ? "one batch contention call + one batch job-runtime call" : fmt::format("{} threads", ro.threads), sum.points);
@@ -102,7 +115,9 @@ int verb_merge(const Args& args) {
   if (!parse(args, "merge", kMergeDoc, opts, pos, vm)) return kExitOk;
   std::vector<io::OutInput> inputs;
   for (const auto& d : shards) inputs.push_back({d, true});
-  const size_t n = app::sweep::merge_shards(io::check_output({out, io::OutKind::Directory, "merge", force, inputs}), shards);
+  std::vector<std::string> no_effect;
+  const size_t n = app::sweep::merge_shards(io::check_output({out, io::OutKind::Directory, "merge", force, inputs}), shards, &no_effect);
+  for (const auto& a : no_effect) warn_no_effect(a, false);
   if (!quiet) std::cout << fmt::format("merged {} shards: {} points, none missing or doubled; wrote {}/{{sweep.json,results.jsonl,results.csv}}\n",
                                        shards.size(), n, out);
   return kExitOk;

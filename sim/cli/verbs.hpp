@@ -14,6 +14,7 @@ int verb_rehearse(const Args& args);   // sim/cli/verb_rehearse.cpp
 int verb_size(const Args& args);       // sim/cli/verb_size.cpp
 int verb_sweep(const Args& args);      // sim/cli/verb_sweep.cpp
 int verb_merge(const Args& args);      // sim/cli/verb_sweep.cpp
+int verb_tune(const Args& args);       // sim/cli/verb_tune.cpp
 int verb_compare(const Args& args);    // sim/cli/verb_compare.cpp
 int verb_report(const Args& args);     // sim/cli/verb_report.cpp
 int verb_impact(const Args& args);     // sim/cli/verb_govern.cpp
@@ -43,6 +44,7 @@ inline const Verb kVerbs[] = {
     {"size", "entitlement sizing: peak demand per class, proposed floors (deadline floors fit the cluster), 80% warnings", verb_size},
     {"sweep", "run many scenarios (grid / list / Latin hypercube over JSON-pointer axes) on threads; --resume, --shard i/N", verb_sweep},
     {"merge", "join sweep shard outputs (checks no index is missing or doubled)", verb_merge},
+    {"tune", "search Slurm priority weights and backfill parameters for an objective; judged on held-out jobs", verb_tune},
     {"compare", "regression gate: metrics.json or sweep results against tolerance bands; table + JUnit XML", verb_compare},
     {"report", "one self-contained HTML report (inline SVG) of a run or sweep directory", verb_report},
     {"impact", "run a scenario with and without proposed policy changes; per-class floor, margin, p99 wait deltas", verb_impact},
