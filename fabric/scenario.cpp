@@ -12,6 +12,7 @@
 
 #include "fabric/analytic.hpp"
 #include "fabric/maxmin.hpp"
+#include "sim/core/cluster.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 #include "sim/core/sha256.hpp"
@@ -102,8 +103,10 @@ std::shared_ptr<const cfg::ObjectSpec> traffic_spec() {
   s->fields = {
       cfg::string("name", nullptr, "label").must(),
       cfg::choice("pattern", {"uniform", "permutation", "ring_allreduce", "all_to_all", "incast", "training_allreduce",
-                              "var_gather", "explicit"},
-                  nullptr, "traffic pattern (explicit: the flows given in \"flows\")")
+                              "var_gather", "explicit", "run_jobs"},
+                  nullptr,
+                  "traffic pattern (explicit: the flows given in \"flows\"; run_jobs: each started job's collective "
+                  "over the nodes it got in a run's jobs.csv, from the job's start_s)")
           .must(),
       cfg::any("hosts", "\"all\", a host count, or a list of host indices").with_default("all"),
       cfg::choice("placement", {"packed", "strided"}, "packed",
@@ -114,6 +117,14 @@ std::shared_ptr<const cfg::ObjectSpec> traffic_spec() {
       cfg::number("start_s", 0, "arrival time of the profile's flows").at_least(0).in_unit("s"),
       cfg::any("flows", "explicit: a flow-set CSV beside the scenario (src,dst,bytes[,start_s][,path]) or an inline "
                         "array of {src, dst, bytes, start_s, path}; start_s per flow, path = up-ports per level"),
+      cfg::string("jobs_csv", nullptr, "run_jobs: a `floorsim run` jobs.csv beside the scenario").or_null(),
+      cfg::string("node_names", nullptr,
+                  "run_jobs: the fabric's hosts' node names in host-index order, as a Slurm hostlist (\"gpu[01-16]\")")
+          .or_null(),
+      cfg::choice("collective", {"ring_allreduce", "all_to_all"}, "ring_allreduce",
+                  "run_jobs: each job's collective over its nodes (bytes = the buffer all-reduced, or per pair)"),
+      cfg::any("classes", "run_jobs: {class: {\"collective\", \"bytes\"}}; when given, only these classes' jobs "
+                          "(the others are counted), each with its own collective and bytes"),
       cfg::choice("source", {"profiled", "trace", "assumption"}, "assumption",
                   "where the profile comes from (profiled jobs, trace replay or an assumption)"),
       cfg::string("source_note", "", "what was profiled or replayed"),
@@ -355,6 +366,56 @@ ExplicitFlows read_explicit(FabricScenario& s, const json& v, const std::string&
   return flows_from_json(s.topology, v, ptr, file, tag);
 }
 
+JobCollective job_collective(const json& collective, const json& bytes, const std::string& ptr, const std::string& file) {
+  JobCollective c;
+  if (!collective.is_string() || (collective != "ring_allreduce" && collective != "all_to_all"))
+    cfg::fail(file, ptr, fmt::format("collective {}; expected \"ring_allreduce\" or \"all_to_all\"", collective.dump()));
+  c.collective = collective == "all_to_all" ? Pattern::AllToAll : Pattern::RingAllReduce;
+  if (!bytes.is_number() || !(bytes.get<double>() > 0))
+    cfg::fail(file, ptr, fmt::format("bytes {}; expected a number > 0", bytes.dump()));
+  c.bytes = bytes.get<double>();
+  return c;
+}
+
+// A run_jobs profile: the run's jobs.csv (hashed with the other inputs) and how its nodes and
+// classes map to fabric hosts and collectives.
+RunJobsTraffic read_run(FabricScenario& s, const json& e, const std::string& p, const std::string& file, uint32_t tag) {
+  RunJobsOptions o;
+  o.tag = tag;
+  if (e["node_names"].is_null())
+    cfg::fail(file, p, "run_jobs without \"node_names\"; expected the hosts' node names in host-index order (\"gpu[01-16]\")");
+  try {
+    o.node_names = expand_hostlist(e["node_names"].get<std::string>());
+  } catch (const std::invalid_argument&) {
+    cfg::fail(file, cfg::child(p, "node_names"), "not a Slurm hostlist; expected names like \"gpu[01-16]\"");
+  }
+  if (o.node_names.size() != s.topology.hosts())
+    cfg::fail(file, cfg::child(p, "node_names"),
+              fmt::format("{} names; expected {} (one per fabric host)", o.node_names.size(), s.topology.hosts()));
+  std::vector<std::string> sorted = o.node_names;
+  std::sort(sorted.begin(), sorted.end());
+  if (const auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
+    cfg::fail(file, cfg::child(p, "node_names"), fmt::format("\"{}\" named twice; expected each host once", *dup));
+  o.every = job_collective(e["collective"], e["bytes"], p, file);
+  if (e.contains("classes")) {
+    const json& c = e["classes"];
+    const std::string cp = cfg::child(p, "classes");
+    if (!c.is_object() || c.empty())
+      cfg::fail(file, cp, "expected an object {class: {\"collective\": ..., \"bytes\": ...}}");
+    for (const auto& [name, v] : c.items()) {
+      const std::string vp = cfg::child(cp, name);
+      if (!v.is_object() || !v.contains("bytes"))
+        cfg::fail(file, vp, "expected {\"bytes\": number, \"collective\": \"ring_allreduce\" | \"all_to_all\"}");
+      for (const auto& [key, ignored] : v.items())
+        if (key != "bytes" && key != "collective")
+          cfg::fail(file, cfg::child(vp, key), "unknown key; expected \"bytes\" or \"collective\"");
+      o.by_class[name] = job_collective(v.value("collective", json("ring_allreduce")), v["bytes"], vp, file);
+    }
+  }
+  const std::string path = beside(file, e["jobs_csv"].get<std::string>());
+  return read_run_jobs(s.topology, path, read_input(s, path), o);
+}
+
 std::vector<uint32_t> int_list(const json& a) {
   std::vector<uint32_t> v;
   for (const auto& e : a) v.push_back(e.get<uint32_t>());
@@ -472,10 +533,18 @@ FabricScenario parse_fabric_scenario(const json& doc, const std::string& file) {
       cfg::fail(file, nt.explicit_flows ? p : cfg::child(p, "flows"),
                 nt.explicit_flows ? "explicit pattern without \"flows\"; expected a CSV file name or an array of flows"
                                   : "\"flows\" given; expected \"pattern\": \"explicit\" with them");
+    nt.from_run = e["pattern"] == "run_jobs";
+    if (nt.from_run != !e["jobs_csv"].is_null())
+      cfg::fail(file, nt.from_run ? p : cfg::child(p, "jobs_csv"),
+                nt.from_run ? "run_jobs pattern without \"jobs_csv\"; expected a run's jobs.csv"
+                            : "\"jobs_csv\" given; expected \"pattern\": \"run_jobs\" with it");
     if (nt.explicit_flows) {
       const auto ex = read_explicit(s, e["flows"], cfg::child(p, "flows"), file, static_cast<uint32_t>(i));
       nt.flows = ex.demands;
       nt.not_fabric_flows = ex.not_fabric;
+    } else if (nt.from_run) {
+      nt.run = read_run(s, e, p, file, static_cast<uint32_t>(i));
+      nt.flows = nt.run.demands;
     } else {
       parse_pattern(e["pattern"].get<std::string>(), nt.spec.pattern);
     }
@@ -576,7 +645,7 @@ FabricScenario load_fabric_scenario(const std::string& path) {
 }
 
 std::vector<Demand> profile_demands(const Topology& t, const NamedTraffic& nt) {
-  return nt.explicit_flows ? nt.flows : make_traffic(t, nt.spec);
+  return nt.explicit_flows || nt.from_run ? nt.flows : make_traffic(t, nt.spec);
 }
 
 }  // namespace floorsim::fabric

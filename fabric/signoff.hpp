@@ -17,6 +17,7 @@
 #include "fabric/flow_inputs.hpp"
 #include "fabric/maxmin.hpp"
 #include "fabric/routing.hpp"
+#include "fabric/run_jobs.hpp"
 #include "fabric/topology.hpp"
 #include "fabric/traffic.hpp"
 #include "sim/core/config_spec.hpp"
@@ -39,6 +40,8 @@ struct NamedTraffic {
   bool explicit_flows = false;     // "pattern": "explicit": the flows below, not spec's pattern
   std::vector<Demand> flows;       // explicit flows (fabric traffic only)
   uint64_t not_fabric_flows = 0;   // explicit flows inside one NVLink domain: counted, not solved
+  bool from_run = false;           // "pattern": "run_jobs": `flows` are the run's jobs' collectives
+  RunJobsTraffic run;              // which jobs they are, and the jobs left out (counted)
   std::string source;       // "profiled", "trace" or "assumption"
   std::string source_note;
 };
