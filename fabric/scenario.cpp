@@ -200,6 +200,21 @@ std::shared_ptr<const cfg::ObjectSpec> worst_failure_spec() {
   return s;
 }
 
+std::shared_ptr<const cfg::ObjectSpec> cost_spec() {
+  auto s = std::make_shared<cfg::ObjectSpec>();
+  s->name = "cost model";
+  s->doc = "prices, and the tapers to price against their slowest flows";
+  s->fields = {
+      cfg::any("tapers", "tapers to compare: a list of taper lists (one entry per switch level below the top)").must(),
+      cfg::number("switch_usd", 0, "price per switch").at_least(0).in_unit("USD"),
+      cfg::number("switch_port_usd", 0, "price per switch port (every port of every switch bought)").at_least(0).in_unit("USD"),
+      cfg::array_of("cable_usd", Type::Number, "price per cable by tier (one entry = every tier)").must(),
+      cfg::number("optics_usd", 0, "price per transceiver (two per cable on an optical tier)").at_least(0).in_unit("USD"),
+      cfg::array_of("optical_tiers", Type::Int, "tiers whose cables need optics (default: every tier above the hosts)"),
+  };
+  return s;
+}
+
 std::shared_ptr<const cfg::ObjectSpec> root_spec() {
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "fabric scenario";
@@ -222,6 +237,9 @@ std::shared_ptr<const cfg::ObjectSpec> root_spec() {
                    "against the modelled figure its JSON pointer names")
           .or_null(),
       cfg::object("analytic", analytic_spec(), "analytic model settings"),
+      // Checked against cost_spec() by parse_cost; absent stays absent (packs without it unchanged).
+      cfg::any("cost", "cost model: {tapers, switch_usd, switch_port_usd, cable_usd, optics_usd, optical_tiers}: "
+                       "switch, cable and optics prices, and the tapers priced against their slowest flows"),
       cfg::integer("full_scale_hosts", nullptr,
                    "hosts of the real fabric this model stands for (required by the sign-off pack; equal to the "
                    "topology's hosts when the model is the full fabric)")
@@ -414,6 +432,47 @@ RunJobsTraffic read_run(FabricScenario& s, const json& e, const std::string& p, 
   }
   const std::string path = beside(file, e["jobs_csv"].get<std::string>());
   return read_run_jobs(s.topology, path, read_input(s, path), o);
+}
+
+// The cost model: prices and, per taper compared, the tapered fabric (its profiles are solved on it).
+void parse_cost(FabricScenario& s, const json& c, const std::string& kind, const Xgft& x,
+                const std::vector<TierSpec>& tiers, const HostModel& hm, const std::string& file) {
+  CostStudy& cs = s.cost;
+  cs.enabled = true;
+  cs.nominal = build_topology(kind, x, tiers, hm);
+  const json& tp = c["tapers"];
+  if (!tp.is_array() || tp.empty())
+    cfg::fail(file, "/cost/tapers", "expected a list of taper lists, such as [[1, 1], [2, 1]]");
+  for (size_t i = 0; i < tp.size(); ++i) {
+    const std::string p = cfg::child("/cost/tapers", i);
+    if (!tp[i].is_array()) cfg::fail(file, p, "expected a list of numbers (one per switch level below the top)");
+    for (size_t k = 0; k < tp[i].size(); ++k)
+      if (!tp[i][k].is_number()) cfg::fail(file, cfg::child(p, k), "expected a number");
+    cs.tapers.push_back(parse_taper(tp[i], x.h, p, file));
+    Topology t = cs.nominal;
+    apply_taper(t, cs.tapers.back());
+    cs.tapered.push_back(std::move(t));
+  }
+  const json& cu = c["cable_usd"];
+  if (cu.size() != 1 && cu.size() != x.h)
+    cfg::fail(file, "/cost/cable_usd", fmt::format("got {} prices; expected 1 (every tier) or {} (one per tier)", cu.size(), x.h));
+  for (size_t i = 0; i < cu.size(); ++i) {
+    if (cu[i].get<double>() < 0) cfg::fail(file, cfg::child("/cost/cable_usd", i), "expected a price >= 0");
+    cs.prices.cable_usd.push_back(cu[i].get<double>());
+  }
+  cs.prices.switch_usd = c["switch_usd"].get<double>();
+  cs.prices.switch_port_usd = c["switch_port_usd"].get<double>();
+  cs.prices.optics_usd = c["optics_usd"].get<double>();
+  if (c.contains("optical_tiers")) {
+    for (size_t i = 0; i < c["optical_tiers"].size(); ++i) {
+      const int64_t v = c["optical_tiers"][i].get<int64_t>();
+      if (v < 0 || v >= static_cast<int64_t>(x.h))
+        cfg::fail(file, cfg::child("/cost/optical_tiers", i), fmt::format("got {}; expected a tier 0..{}", v, x.h - 1));
+      cs.prices.optical_tiers.push_back(static_cast<uint32_t>(v));
+    }
+  } else {
+    for (uint32_t tier = 1; tier < x.h; ++tier) cs.prices.optical_tiers.push_back(tier);
+  }
 }
 
 std::vector<uint32_t> int_list(const json& a) {
@@ -610,6 +669,10 @@ FabricScenario parse_fabric_scenario(const json& doc, const std::string& file) {
         apply_taper(v.topology, parse_taper(tj["taper"], x.h, "/topology/taper", file));
       s.variants.push_back(std::move(v));
     }
+  if (r.contains("cost")) {
+    s.resolved["cost"] = cfg::resolve(r["cost"], *cost_spec(), "/cost", file);
+    parse_cost(s, s.resolved["cost"], kind, x, tiers, hm, file);
+  }
   s.full_scale_hosts = r["full_scale_hosts"].is_null() ? 0 : r["full_scale_hosts"].get<uint64_t>();
   const json& wf = r["worst_failure"];
   s.worst_failure.enabled = wf["enabled"].get<bool>();

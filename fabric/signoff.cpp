@@ -257,6 +257,7 @@ HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<Routin
         r = result_json(run_traffic(t, healthy, o, h.demands.back(), &det, s.path_latency));
         append_flows_csv(h.flows_csv, t, nt.name, h.demands.back(), det);
         append_links_csv(h.links_csv, t, nt.name, det);
+        append_links_over_time_csv(h.links_time_csv, t, nt.name, det);
         e["bottleneck_links"] = bottleneck_links_json(t, det, 5);
         if (nt.from_run) e["run_jobs"] = run_jobs_json(nt.run, det, 10);
       } else {
@@ -358,6 +359,7 @@ json mixes_json(const FabricScenario& s, HealthyTraffic& h) {
     e["together"] = result_json(run_traffic(t, FailureSet{}, s.routing, all, &det, s.path_latency));
     append_flows_csv(h.flows_csv, t, m.name, all, det);
     append_links_csv(h.links_csv, t, m.name, det);
+    append_links_over_time_csv(h.links_time_csv, t, m.name, det);
     e["bottleneck_links"] = bottleneck_links_json(t, det, 5);
     std::vector<double> finish(all.size(), -1);
     for (size_t fl = 0; fl < det.routed.set.flows(); ++fl) {
@@ -405,6 +407,44 @@ json variants_json(const FabricScenario& s) {
     variants.push_back(e);
   }
   return variants;
+}
+
+// The cost model: per taper, what the fabric costs and every profile's slowest flow on it.
+json cost_json(const FabricScenario& s) {
+  const CostStudy& cs = s.cost;
+  json rows = json::array();
+  for (size_t i = 0; i < cs.tapers.size(); ++i) {
+    const Topology& t = cs.tapered[i];
+    const FabricCost c = fabric_cost(cs.nominal, t, cs.prices);
+    json slowest = json::array();
+    for (const auto& nt : s.traffic) {
+      const json r = run_or_skip(t, FailureSet{}, s.routing, profile_demands(t, nt), s.max_split_subflows, s.path_latency);
+      slowest.push_back({{"name", nt.name},
+                         {"slowest_s", r.contains("skipped") ? json(nullptr) : r["slowest_s"]},
+                         {"skipped", r.contains("skipped") ? r["skipped"] : json(nullptr)}});
+    }
+    rows.push_back({{"taper", cs.tapers[i]},
+                    {"cables_per_tier", c.cables_per_tier},
+                    {"switches_per_level", c.switches_per_level},
+                    {"switches", c.switches},
+                    {"cables", c.cables},
+                    {"transceivers", c.transceivers},
+                    {"switches_usd", c.switches_usd},
+                    {"cables_usd", c.cables_usd},
+                    {"optics_usd", c.optics_usd},
+                    {"total_usd", c.total_usd},
+                    {"bisection_gbps", gbps_of(bisection_maxflow_bytes_per_s(t))},
+                    {"profiles", slowest}});
+  }
+  return {{"assumptions", "a taper is fewer uplink cables at the tier's own speed: cables per tier = ceil(links x "
+                          "tapered / untapered capacity); switches per level = ceil(ports used / radix); two "
+                          "transceivers per cable on an optical tier; host cables never taper"},
+          {"prices", {{"switch_usd", cs.prices.switch_usd},
+                      {"switch_port_usd", cs.prices.switch_port_usd},
+                      {"cable_usd", cs.prices.cable_usd},
+                      {"optics_usd", cs.prices.optics_usd},
+                      {"optical_tiers", cs.prices.optical_tiers}}},
+          {"by_taper", rows}};
 }
 
 // Jobs' own traffic and their slowdown from each other (scheduler coupling).
@@ -464,6 +504,7 @@ SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command
   pack["mixes"] = mixes_json(s, h);
   out.flows_csv = flows_csv_header() + h.flows_csv;
   out.links_csv = links_csv_header() + h.links_csv;
+  out.links_over_time_csv = links_over_time_csv_header() + h.links_time_csv;
   pack["routing"] = routing_json(s, modes);
   if (s.compare_routing) pack["routing_comparison"] = routing_comparison_json(s);
   pack["fan_out"] = {{"hosts_tested", h.fan_out},
@@ -474,6 +515,7 @@ SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command
   if (s.worst_failure.enabled) pack["worst_failure"] = worst_failure_json(s, h);
   pack["variants"] = variants_json(s);
   pack["jobs"] = jobs_json(s);
+  if (s.cost.enabled) pack["cost"] = cost_json(s);
 
   pack["modelled_only"] = json::array({
       s.path_latency ? "every completion time: flow-level max-min fair sharing (no congestion control dynamics, no "

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabric/cost.hpp"
 #include "fabric/flow_inputs.hpp"
 #include "fabric/maxmin.hpp"
 #include "fabric/routing.hpp"
@@ -70,6 +71,15 @@ struct WorstFailureSearch {
   uint64_t max_candidates = 20000;  // above this the search is skipped, and says so
 };
 
+// The cost model: the fabric priced at each taper, and every profile's slowest flow on it.
+struct CostStudy {
+  bool enabled = false;
+  CostPrices prices;
+  std::vector<std::vector<double>> tapers;
+  Topology nominal;                // no taper: every tier at its own speed
+  std::vector<Topology> tapered;   // by taper
+};
+
 // Profiles sharing the fabric in one solve (indices into FabricScenario::traffic).
 struct TrafficMix {
   std::string name;
@@ -98,6 +108,7 @@ struct FabricScenario {
   std::vector<DegradedCase> degraded;
   std::vector<TopologyVariant> variants;
   WorstFailureSearch worst_failure;
+  CostStudy cost;
   uint64_t full_scale_hosts = 0;  // 0 = not given (the sign-off verb requires it)
   std::vector<InputFile> inputs;  // the scenario and every file it names, as read
   std::string measurements_file;  // "" = none: nothing in the pack is measured
@@ -145,7 +156,7 @@ TrafficResult run_traffic(const Topology& t, const FailureSet& f, const RoutingO
 // The pack and the per-flow and per-link tables beside it.
 struct SignoffPack {
   nlohmann::json pack;
-  std::string flows_csv, links_csv;
+  std::string flows_csv, links_csv, links_over_time_csv;
 };
 SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command_line = "");
 

@@ -127,6 +127,27 @@ std::string run_jobs_markdown(const json& p) {
   return md;
 }
 
+std::string usd(double v) { return fmt::format("{:.0f}", v); }
+
+// Cost against the slowest flow, per taper.
+std::string cost_markdown(const json& p) {
+  if (!p.contains("cost")) return "";
+  const auto& c = p["cost"];
+  std::string md = fmt::format("## Cost against slowest flow per taper\n\nAssumed: {}.\n\n| taper | switches | cables | "
+                               "transceivers | switches (USD) | cables (USD) | optics (USD) | total (USD) | bisection "
+                               "(Gb/s) | profile | slowest (s) |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+                               c["assumptions"].get<std::string>());
+  for (const auto& r : c["by_taper"])
+    for (const auto& pr : r["profiles"])
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r["taper"].dump(),
+                        r["switches"].get<uint64_t>(), r["cables"].get<uint64_t>(), r["transceivers"].get<uint64_t>(),
+                        usd(r["switches_usd"].get<double>()), usd(r["cables_usd"].get<double>()),
+                        usd(r["optics_usd"].get<double>()), usd(r["total_usd"].get<double>()),
+                        fmtd(r["bisection_gbps"].get<double>()), pr["name"].get<std::string>(),
+                        pr["slowest_s"].is_null() ? std::string("skipped") : fmtd(pr["slowest_s"].get<double>()));
+  return md + "\n";
+}
+
 // Measurements (from the scenario's measurements file) and where the pack came from.
 std::string measured_markdown(const json& p) {
   std::string md = "\n## Measured on hardware\n\n";
@@ -257,6 +278,7 @@ std::string signoff_markdown(const json& p) {
                         fmtd(j["effective_gbps"].get<double>()));
     md += "\n";
   }
+  md += cost_markdown(p);
   md += "## Modelled only\n\n";
   for (const auto& m : p["modelled_only"]) md += "- " + m.get<std::string>() + "\n";
   md += measured_markdown(p);

@@ -25,6 +25,15 @@ grep -q '"class_not_listed": 12' "$P"
 grep -q "| 1014 | training | 0 | 6 | ring_allreduce | 4e+09 | 0.5333 |" "$TMP/p/signoff.md"
 # Every flow row carries its job's start time: job 1015 starts at 600 s.
 grep -q '^quickstart run.s jobs,[0-9]*,[0-9]*,[0-9]*,6.66666667e+09,600,' "$TMP/p/flows.csv"
+# links_over_time.csv: each link's load between solver events. Its segments integrate to the
+# bytes links.csv gives the link, and job 1015's ring (from 600 s) opens segments at 600 s with
+# the bottleneck flag on the edge uplinks it saturates.
+head -1 "$TMP/p/links_over_time.csv" | grep -qx "profile,link,from,to,tier,from_s,to_s,gbps,utilisation,bottleneck"
+awk -F, 'NR == FNR { if (FNR > 1) b[$2] += $8 * 1e9 / 8 * ($7 - $6); next }
+         FNR > 1 { n++; d = b[$2] - $7; if (d < 0) d = -d; if (d > 1e-6 * $7) { print "link " $2 ": " b[$2] " vs " $7; bad = 1 } }
+         END { exit bad || n == 0 }' "$TMP/p/links_over_time.csv" "$TMP/p/links.csv"
+grep -q '^quickstart run.s jobs,[0-9]*,L1:[0-9]*,L2:[0-9]*,1,600,600.53333[0-9]*,100,1,1$' "$TMP/p/links_over_time.csv"
+
 # The run's jobs.csv is an input named by its hash.
 grep -q "$(sha256sum "$TMP/run/jobs.csv" | cut -d' ' -f1)" "$P"
 
