@@ -15,8 +15,6 @@ namespace floorsim::fabric {
 
 using json = nlohmann::json;
 
-namespace {
-
 // RFC 4180-style fields (quotes, "," separator) by Boost.Tokenizer.
 std::vector<std::string> csv_fields(std::string_view line, const std::string& file, size_t line_no) {
   std::vector<std::string> out;
@@ -33,6 +31,8 @@ std::vector<std::string> csv_fields(std::string_view line, const std::string& fi
   }
   return out;
 }
+
+namespace {
 
 std::optional<double> number(const std::string& s) {
   double v = 0;

@@ -14,6 +14,7 @@
 // signoff.json naming the figure the measurement is set against (/traffic/0/results/dmodk/slowest_s).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,10 @@ struct ExplicitFlows {
   std::vector<Demand> demands;
   uint64_t not_fabric = 0;
 };
+
+// One CSV record's fields (RFC 4180 quotes, surrounding blanks trimmed); throws
+// InputError(file, LINE, ...) on an unterminated quote.
+std::vector<std::string> csv_fields(std::string_view line, const std::string& file, size_t line_no);
 
 // `text` is the file's content (already read, so that its hash names what was solved).
 // Throws InputError(file, LINE, ...).

@@ -47,6 +47,22 @@ const char* links_csv_header() {
          "flows_limited,bottleneck\n";
 }
 
+const char* links_over_time_csv_header() {
+  return "profile,link,from,to,tier,from_s,to_s,gbps,utilisation,bottleneck\n";
+}
+
+void append_links_over_time_csv(std::string& out, const Topology& t, const std::string& profile,
+                                const TrafficDetail& det) {
+  const std::string p = io::csv_field(profile);
+  // Times and loads in full (shortest round-trip form): the segments must add up to links.csv's bytes.
+  for (const auto& g : det.trace.link_segments) {
+    const uint32_t l = g.link;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", p, l, t.node_name(t.link_from[l]), t.node_name(t.link_to[l]),
+                       t.link_tier[l], g.from_s, g.to_s, g.bytes_per_s * 8 / 1e9,
+                       num(g.bytes_per_s / t.link_capacity_bytes_per_s[l]), g.bottleneck ? 1 : 0);
+  }
+}
+
 void append_flows_csv(std::string& out, const Topology& t, const std::string& profile, const std::vector<Demand>& d,
                       const TrafficDetail& det) {
   const auto& s = det.routed.set;

@@ -145,13 +145,18 @@ class Tracer {
     cur_link_.assign(s.flows(), MaxMinSolver::kNoLink);
     cur_s_.assign(s.flows(), 0);
     best_s_.assign(s.flows(), -1);
+    open_.assign(s.links(), kNoSegment);
+    limits_.assign(s.links(), 0);
   }
   void step(const std::vector<uint32_t>& active, const std::vector<double>& rates, const MaxMinSolver& solver,
-            double dt) {
+            double t, double t_next) {
     if (!t_) return;
+    const double dt = t_next - t;
     used_.clear();
+    ++epoch_;
     for (uint32_t f : active) {
       const uint32_t bl = solver.limiting_link(f);
+      if (bl != MaxMinSolver::kNoLink) limits_[bl] = epoch_;
       cur_s_[f] = bl == cur_link_[f] ? cur_s_[f] + dt : dt;
       cur_link_[f] = bl;
       if (cur_s_[f] > best_s_[f]) {
@@ -167,12 +172,37 @@ class Tracer {
     }
     for (uint32_t l : used_) {
       t_->link_peak_bytes_per_s[l] = std::max(t_->link_peak_bytes_per_s[l], load_[l]);
-      if (load_[l] >= s_.link_capacity_bytes_per_s[l] * (1 - 1e-9)) t_->link_saturated_s[l] += dt;
+      const bool full = load_[l] >= s_.link_capacity_bytes_per_s[l] * (1 - 1e-9);
+      if (full) t_->link_saturated_s[l] += dt;
+      segment(l, t, t_next, load_[l], full && limits_[l] == epoch_);
       load_[l] = 0;
     }
   }
+  // Closes every open segment; sorts them by link, then time.
+  void finish() {
+    if (!t_) return;
+    auto& v = t_->link_segments;
+    std::stable_sort(v.begin(), v.end(), [](const LinkSegment& a, const LinkSegment& b) {
+      return a.link != b.link ? a.link < b.link : a.from_s < b.from_s;
+    });
+  }
 
  private:
+  static constexpr uint32_t kNoSegment = ~0u;
+  // Extends the link's open segment when nothing changed since it (same load, same bottleneck
+  // state, no idle gap); otherwise opens a new one.
+  void segment(uint32_t l, double t, double t_next, double load, bool bottleneck) {
+    auto& v = t_->link_segments;
+    const uint32_t o = open_[l];
+    if (o != kNoSegment && v[o].to_s == t && v[o].bytes_per_s == load && v[o].bottleneck == bottleneck) {
+      v[o].to_s = t_next;
+      return;
+    }
+    open_[l] = static_cast<uint32_t>(v.size());
+    v.push_back({l, t, t_next, load, bottleneck});
+  }
+  std::vector<uint32_t> open_, limits_;
+  uint32_t epoch_ = 0;
   const FlowSet& s_;
   CompletionTrace* t_;
   std::vector<double> load_, cur_s_, best_s_;
@@ -290,7 +320,7 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
     const bool arrival_first = next < n && start(order[next]) < t + dt;
     const double t_next = arrival_first ? start(order[next]) : t + dt;
     const double step = t_next - t;
-    tracer.step(active, rates, solver, step);
+    tracer.step(active, rates, solver, t, t_next);
     still.clear();
     for (uint32_t f : active) {
       const double r = rates[f];
@@ -310,6 +340,7 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
     t = t_next;
   }
   c.makespan_s = t;
+  tracer.finish();
   return c;
 }
 

@@ -57,8 +57,18 @@ struct Completion {
   double first_s = 0, makespan_s = 0;   // first arrival, last departure
   uint32_t solves = 0;
 };
+// One link's load, constant between two solver events (an arrival or departure that changed it).
+struct LinkSegment {
+  uint32_t link = 0;
+  double from_s = 0, to_s = 0;
+  double bytes_per_s = 0;
+  bool bottleneck = false;  // full, and the link whose share limited at least one of its flows
+};
 // What complete() can record besides finish times (for flows.csv and links.csv).
 struct CompletionTrace {
+  // Piecewise-constant load per link, consecutive events with the same load merged, sorted by
+  // link then time; a link carries nothing outside its segments.
+  std::vector<LinkSegment> link_segments;
   std::vector<double> link_peak_bytes_per_s;  // by link: the most it carried at any time
   std::vector<double> link_saturated_s;       // by link: time it was full (a bottleneck)
   std::vector<uint32_t> flow_bottleneck;      // by flow: the link that limited it longest

@@ -32,6 +32,7 @@ struct HealthyTraffic {
   std::vector<double> slowest_s;             // per profile, under the scenario's routing mode
   uint64_t fan_out = 0;                      // the most hosts any profile spans
   std::string flows_csv, links_csv;          // rows (no header), scenario routing
+  std::string links_time_csv;                // links_over_time.csv rows (no header)
 };
 
 // Slowest flow against the healthy one: null when any flow is disconnected (it never completes).

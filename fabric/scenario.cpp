@@ -12,6 +12,7 @@
 
 #include "fabric/analytic.hpp"
 #include "fabric/maxmin.hpp"
+#include "sim/core/cluster.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 #include "sim/core/sha256.hpp"
@@ -102,8 +103,10 @@ std::shared_ptr<const cfg::ObjectSpec> traffic_spec() {
   s->fields = {
       cfg::string("name", nullptr, "label").must(),
       cfg::choice("pattern", {"uniform", "permutation", "ring_allreduce", "all_to_all", "incast", "training_allreduce",
-                              "var_gather", "explicit"},
-                  nullptr, "traffic pattern (explicit: the flows given in \"flows\")")
+                              "var_gather", "explicit", "run_jobs"},
+                  nullptr,
+                  "traffic pattern (explicit: the flows given in \"flows\"; run_jobs: each started job's collective "
+                  "over the nodes it got in a run's jobs.csv, from the job's start_s)")
           .must(),
       cfg::any("hosts", "\"all\", a host count, or a list of host indices").with_default("all"),
       cfg::choice("placement", {"packed", "strided"}, "packed",
@@ -114,6 +117,14 @@ std::shared_ptr<const cfg::ObjectSpec> traffic_spec() {
       cfg::number("start_s", 0, "arrival time of the profile's flows").at_least(0).in_unit("s"),
       cfg::any("flows", "explicit: a flow-set CSV beside the scenario (src,dst,bytes[,start_s][,path]) or an inline "
                         "array of {src, dst, bytes, start_s, path}; start_s per flow, path = up-ports per level"),
+      cfg::string("jobs_csv", nullptr, "run_jobs: a `floorsim run` jobs.csv beside the scenario").or_null(),
+      cfg::string("node_names", nullptr,
+                  "run_jobs: the fabric's hosts' node names in host-index order, as a Slurm hostlist (\"gpu[01-16]\")")
+          .or_null(),
+      cfg::choice("collective", {"ring_allreduce", "all_to_all"}, "ring_allreduce",
+                  "run_jobs: each job's collective over its nodes (bytes = the buffer all-reduced, or per pair)"),
+      cfg::any("classes", "run_jobs: {class: {\"collective\", \"bytes\"}}; when given, only these classes' jobs "
+                          "(the others are counted), each with its own collective and bytes"),
       cfg::choice("source", {"profiled", "trace", "assumption"}, "assumption",
                   "where the profile comes from (profiled jobs, trace replay or an assumption)"),
       cfg::string("source_note", "", "what was profiled or replayed"),
@@ -189,6 +200,21 @@ std::shared_ptr<const cfg::ObjectSpec> worst_failure_spec() {
   return s;
 }
 
+std::shared_ptr<const cfg::ObjectSpec> cost_spec() {
+  auto s = std::make_shared<cfg::ObjectSpec>();
+  s->name = "cost model";
+  s->doc = "prices, and the tapers to price against their slowest flows";
+  s->fields = {
+      cfg::any("tapers", "tapers to compare: a list of taper lists (one entry per switch level below the top)").must(),
+      cfg::number("switch_usd", 0, "price per switch").at_least(0).in_unit("USD"),
+      cfg::number("switch_port_usd", 0, "price per switch port (every port of every switch bought)").at_least(0).in_unit("USD"),
+      cfg::array_of("cable_usd", Type::Number, "price per cable by tier (one entry = every tier)").must(),
+      cfg::number("optics_usd", 0, "price per transceiver (two per cable on an optical tier)").at_least(0).in_unit("USD"),
+      cfg::array_of("optical_tiers", Type::Int, "tiers whose cables need optics (default: every tier above the hosts)"),
+  };
+  return s;
+}
+
 std::shared_ptr<const cfg::ObjectSpec> root_spec() {
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "fabric scenario";
@@ -211,6 +237,9 @@ std::shared_ptr<const cfg::ObjectSpec> root_spec() {
                    "against the modelled figure its JSON pointer names")
           .or_null(),
       cfg::object("analytic", analytic_spec(), "analytic model settings"),
+      // Checked against cost_spec() by parse_cost; absent stays absent (packs without it unchanged).
+      cfg::any("cost", "cost model: {tapers, switch_usd, switch_port_usd, cable_usd, optics_usd, optical_tiers}: "
+                       "switch, cable and optics prices, and the tapers priced against their slowest flows"),
       cfg::integer("full_scale_hosts", nullptr,
                    "hosts of the real fabric this model stands for (required by the sign-off pack; equal to the "
                    "topology's hosts when the model is the full fabric)")
@@ -355,6 +384,97 @@ ExplicitFlows read_explicit(FabricScenario& s, const json& v, const std::string&
   return flows_from_json(s.topology, v, ptr, file, tag);
 }
 
+JobCollective job_collective(const json& collective, const json& bytes, const std::string& ptr, const std::string& file) {
+  JobCollective c;
+  if (!collective.is_string() || (collective != "ring_allreduce" && collective != "all_to_all"))
+    cfg::fail(file, ptr, fmt::format("collective {}; expected \"ring_allreduce\" or \"all_to_all\"", collective.dump()));
+  c.collective = collective == "all_to_all" ? Pattern::AllToAll : Pattern::RingAllReduce;
+  if (!bytes.is_number() || !(bytes.get<double>() > 0))
+    cfg::fail(file, ptr, fmt::format("bytes {}; expected a number > 0", bytes.dump()));
+  c.bytes = bytes.get<double>();
+  return c;
+}
+
+// A run_jobs profile: the run's jobs.csv (hashed with the other inputs) and how its nodes and
+// classes map to fabric hosts and collectives.
+RunJobsTraffic read_run(FabricScenario& s, const json& e, const std::string& p, const std::string& file, uint32_t tag) {
+  RunJobsOptions o;
+  o.tag = tag;
+  if (e["node_names"].is_null())
+    cfg::fail(file, p, "run_jobs without \"node_names\"; expected the hosts' node names in host-index order (\"gpu[01-16]\")");
+  try {
+    o.node_names = expand_hostlist(e["node_names"].get<std::string>());
+  } catch (const std::invalid_argument&) {
+    cfg::fail(file, cfg::child(p, "node_names"), "not a Slurm hostlist; expected names like \"gpu[01-16]\"");
+  }
+  if (o.node_names.size() != s.topology.hosts())
+    cfg::fail(file, cfg::child(p, "node_names"),
+              fmt::format("{} names; expected {} (one per fabric host)", o.node_names.size(), s.topology.hosts()));
+  std::vector<std::string> sorted = o.node_names;
+  std::sort(sorted.begin(), sorted.end());
+  if (const auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end())
+    cfg::fail(file, cfg::child(p, "node_names"), fmt::format("\"{}\" named twice; expected each host once", *dup));
+  o.every = job_collective(e["collective"], e["bytes"], p, file);
+  if (e.contains("classes")) {
+    const json& c = e["classes"];
+    const std::string cp = cfg::child(p, "classes");
+    if (!c.is_object() || c.empty())
+      cfg::fail(file, cp, "expected an object {class: {\"collective\": ..., \"bytes\": ...}}");
+    for (const auto& [name, v] : c.items()) {
+      const std::string vp = cfg::child(cp, name);
+      if (!v.is_object() || !v.contains("bytes"))
+        cfg::fail(file, vp, "expected {\"bytes\": number, \"collective\": \"ring_allreduce\" | \"all_to_all\"}");
+      for (const auto& [key, ignored] : v.items())
+        if (key != "bytes" && key != "collective")
+          cfg::fail(file, cfg::child(vp, key), "unknown key; expected \"bytes\" or \"collective\"");
+      o.by_class[name] = job_collective(v.value("collective", json("ring_allreduce")), v["bytes"], vp, file);
+    }
+  }
+  const std::string path = beside(file, e["jobs_csv"].get<std::string>());
+  return read_run_jobs(s.topology, path, read_input(s, path), o);
+}
+
+// The cost model: prices and, per taper compared, the tapered fabric (its profiles are solved on it).
+void parse_cost(FabricScenario& s, const json& c, const std::string& kind, const Xgft& x,
+                const std::vector<TierSpec>& tiers, const HostModel& hm, const std::string& file) {
+  CostStudy& cs = s.cost;
+  cs.enabled = true;
+  cs.nominal = build_topology(kind, x, tiers, hm);
+  const json& tp = c["tapers"];
+  if (!tp.is_array() || tp.empty())
+    cfg::fail(file, "/cost/tapers", "expected a list of taper lists, such as [[1, 1], [2, 1]]");
+  for (size_t i = 0; i < tp.size(); ++i) {
+    const std::string p = cfg::child("/cost/tapers", i);
+    if (!tp[i].is_array()) cfg::fail(file, p, "expected a list of numbers (one per switch level below the top)");
+    for (size_t k = 0; k < tp[i].size(); ++k)
+      if (!tp[i][k].is_number()) cfg::fail(file, cfg::child(p, k), "expected a number");
+    cs.tapers.push_back(parse_taper(tp[i], x.h, p, file));
+    Topology t = cs.nominal;
+    apply_taper(t, cs.tapers.back());
+    cs.tapered.push_back(std::move(t));
+  }
+  const json& cu = c["cable_usd"];
+  if (cu.size() != 1 && cu.size() != x.h)
+    cfg::fail(file, "/cost/cable_usd", fmt::format("got {} prices; expected 1 (every tier) or {} (one per tier)", cu.size(), x.h));
+  for (size_t i = 0; i < cu.size(); ++i) {
+    if (cu[i].get<double>() < 0) cfg::fail(file, cfg::child("/cost/cable_usd", i), "expected a price >= 0");
+    cs.prices.cable_usd.push_back(cu[i].get<double>());
+  }
+  cs.prices.switch_usd = c["switch_usd"].get<double>();
+  cs.prices.switch_port_usd = c["switch_port_usd"].get<double>();
+  cs.prices.optics_usd = c["optics_usd"].get<double>();
+  if (c.contains("optical_tiers")) {
+    for (size_t i = 0; i < c["optical_tiers"].size(); ++i) {
+      const int64_t v = c["optical_tiers"][i].get<int64_t>();
+      if (v < 0 || v >= static_cast<int64_t>(x.h))
+        cfg::fail(file, cfg::child("/cost/optical_tiers", i), fmt::format("got {}; expected a tier 0..{}", v, x.h - 1));
+      cs.prices.optical_tiers.push_back(static_cast<uint32_t>(v));
+    }
+  } else {
+    for (uint32_t tier = 1; tier < x.h; ++tier) cs.prices.optical_tiers.push_back(tier);
+  }
+}
+
 std::vector<uint32_t> int_list(const json& a) {
   std::vector<uint32_t> v;
   for (const auto& e : a) v.push_back(e.get<uint32_t>());
@@ -472,10 +592,18 @@ FabricScenario parse_fabric_scenario(const json& doc, const std::string& file) {
       cfg::fail(file, nt.explicit_flows ? p : cfg::child(p, "flows"),
                 nt.explicit_flows ? "explicit pattern without \"flows\"; expected a CSV file name or an array of flows"
                                   : "\"flows\" given; expected \"pattern\": \"explicit\" with them");
+    nt.from_run = e["pattern"] == "run_jobs";
+    if (nt.from_run != !e["jobs_csv"].is_null())
+      cfg::fail(file, nt.from_run ? p : cfg::child(p, "jobs_csv"),
+                nt.from_run ? "run_jobs pattern without \"jobs_csv\"; expected a run's jobs.csv"
+                            : "\"jobs_csv\" given; expected \"pattern\": \"run_jobs\" with it");
     if (nt.explicit_flows) {
       const auto ex = read_explicit(s, e["flows"], cfg::child(p, "flows"), file, static_cast<uint32_t>(i));
       nt.flows = ex.demands;
       nt.not_fabric_flows = ex.not_fabric;
+    } else if (nt.from_run) {
+      nt.run = read_run(s, e, p, file, static_cast<uint32_t>(i));
+      nt.flows = nt.run.demands;
     } else {
       parse_pattern(e["pattern"].get<std::string>(), nt.spec.pattern);
     }
@@ -541,6 +669,10 @@ FabricScenario parse_fabric_scenario(const json& doc, const std::string& file) {
         apply_taper(v.topology, parse_taper(tj["taper"], x.h, "/topology/taper", file));
       s.variants.push_back(std::move(v));
     }
+  if (r.contains("cost")) {
+    s.resolved["cost"] = cfg::resolve(r["cost"], *cost_spec(), "/cost", file);
+    parse_cost(s, s.resolved["cost"], kind, x, tiers, hm, file);
+  }
   s.full_scale_hosts = r["full_scale_hosts"].is_null() ? 0 : r["full_scale_hosts"].get<uint64_t>();
   const json& wf = r["worst_failure"];
   s.worst_failure.enabled = wf["enabled"].get<bool>();
@@ -576,7 +708,7 @@ FabricScenario load_fabric_scenario(const std::string& path) {
 }
 
 std::vector<Demand> profile_demands(const Topology& t, const NamedTraffic& nt) {
-  return nt.explicit_flows ? nt.flows : make_traffic(t, nt.spec);
+  return nt.explicit_flows || nt.from_run ? nt.flows : make_traffic(t, nt.spec);
 }
 
 }  // namespace floorsim::fabric

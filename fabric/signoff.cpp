@@ -187,6 +187,44 @@ std::vector<RoutingMode> modes_run(const FabricScenario& s) {
   return modes;
 }
 
+// A run_jobs profile: which of the run's jobs reached the fabric, which did not (counted, never
+// dropped), and the jobs whose collective took longest with every other job's flows around.
+json run_jobs_json(const RunJobsTraffic& r, const TrafficDetail& det, size_t top) {
+  std::vector<double> finish(r.demands.size(), -1);
+  for (size_t fl = 0; fl < det.routed.set.flows(); ++fl) {
+    const uint32_t d = det.routed.flow_demand[fl];
+    finish[d] = std::max(finish[d], det.completion.finish_s[fl]);
+  }
+  std::vector<std::pair<double, size_t>> took;  // (collective time, job), +inf when cut off
+  for (size_t j = 0; j < r.jobs.size(); ++j) {
+    double worst = 0;
+    for (uint32_t d = r.jobs[j].first_demand; d < r.jobs[j].first_demand + r.jobs[j].demands; ++d)
+      worst = std::max(worst, det.routed.demand_routed[d] ? finish[d] - r.demands[d].start_s
+                                                         : std::numeric_limits<double>::infinity());
+    took.emplace_back(worst, j);
+  }
+  std::stable_sort(took.begin(), took.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  json slowest = json::array();
+  for (size_t i = 0; i < took.size() && i < top; ++i) {
+    const RunJob& j = r.jobs[took[i].second];
+    slowest.push_back({{"job_id", j.job_id},
+                       {"class", j.klass},
+                       {"start_s", j.start_s},
+                       {"hosts", j.hosts},
+                       {"collective", pattern_name(j.collective.collective)},
+                       {"bytes", j.collective.bytes},
+                       {"collective_s", std::isfinite(took[i].first) ? json(took[i].first) : json(nullptr)}});
+  }
+  return {{"jobs_in_file", r.rows},
+          {"jobs_solved", r.jobs.size()},
+          {"not_started", r.not_started},
+          {"within_one_nvlink_domain", r.within_domain},
+          {"class_not_listed", r.other_class},
+          {"assumed", "one collective per job from its first start_s over its final node_list (a requeued job's "
+                      "last nodes); the run's end times are not used"},
+          {"slowest_jobs", slowest}};
+}
+
 HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<RoutingMode>& modes) {
   const Topology& t = s.topology;
   const FailureSet healthy;
@@ -194,18 +232,18 @@ HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<Routin
   for (const auto& nt : s.traffic) {
     h.demands.push_back(profile_demands(t, nt));
     uint64_t hosts = nt.spec.hosts.empty() ? t.hosts() : nt.spec.hosts.size();
-    if (nt.explicit_flows) {  // the hosts its flows name
+    if (nt.explicit_flows || nt.from_run) {  // the hosts its flows name
       std::vector<uint8_t> seen(t.hosts(), 0);
       for (const auto& d : nt.flows) seen[d.src] = seen[d.dst] = 1;
       hosts = static_cast<uint64_t>(std::count(seen.begin(), seen.end(), 1));
     }
     h.fan_out = std::max(h.fan_out, hosts);
     json e = {{"name", nt.name},
-              {"pattern", nt.explicit_flows ? "explicit" : pattern_name(nt.spec.pattern)},
+              {"pattern", nt.explicit_flows ? "explicit" : nt.from_run ? "run_jobs" : pattern_name(nt.spec.pattern)},
               {"source", nt.source},
               {"source_note", nt.source_note},
               {"hosts", hosts},
-              {"bytes_per_flow", nt.explicit_flows ? json(nullptr) : json(nt.spec.bytes)},
+              {"bytes_per_flow", nt.explicit_flows || nt.from_run ? json(nullptr) : json(nt.spec.bytes)},
               {"fabric_flows", h.demands.back().size()}};
     if (nt.explicit_flows) e["not_fabric_flows"] = nt.not_fabric_flows;  // inside one NVLink domain
     json by_mode = json::object();
@@ -219,7 +257,9 @@ HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<Routin
         r = result_json(run_traffic(t, healthy, o, h.demands.back(), &det, s.path_latency));
         append_flows_csv(h.flows_csv, t, nt.name, h.demands.back(), det);
         append_links_csv(h.links_csv, t, nt.name, det);
+        append_links_over_time_csv(h.links_time_csv, t, nt.name, det);
         e["bottleneck_links"] = bottleneck_links_json(t, det, 5);
+        if (nt.from_run) e["run_jobs"] = run_jobs_json(nt.run, det, 10);
       } else {
         r = run_or_skip(t, healthy, o, h.demands.back(), s.max_split_subflows, s.path_latency);
       }
@@ -319,6 +359,7 @@ json mixes_json(const FabricScenario& s, HealthyTraffic& h) {
     e["together"] = result_json(run_traffic(t, FailureSet{}, s.routing, all, &det, s.path_latency));
     append_flows_csv(h.flows_csv, t, m.name, all, det);
     append_links_csv(h.links_csv, t, m.name, det);
+    append_links_over_time_csv(h.links_time_csv, t, m.name, det);
     e["bottleneck_links"] = bottleneck_links_json(t, det, 5);
     std::vector<double> finish(all.size(), -1);
     for (size_t fl = 0; fl < det.routed.set.flows(); ++fl) {
@@ -366,6 +407,44 @@ json variants_json(const FabricScenario& s) {
     variants.push_back(e);
   }
   return variants;
+}
+
+// The cost model: per taper, what the fabric costs and every profile's slowest flow on it.
+json cost_json(const FabricScenario& s) {
+  const CostStudy& cs = s.cost;
+  json rows = json::array();
+  for (size_t i = 0; i < cs.tapers.size(); ++i) {
+    const Topology& t = cs.tapered[i];
+    const FabricCost c = fabric_cost(cs.nominal, t, cs.prices);
+    json slowest = json::array();
+    for (const auto& nt : s.traffic) {
+      const json r = run_or_skip(t, FailureSet{}, s.routing, profile_demands(t, nt), s.max_split_subflows, s.path_latency);
+      slowest.push_back({{"name", nt.name},
+                         {"slowest_s", r.contains("skipped") ? json(nullptr) : r["slowest_s"]},
+                         {"skipped", r.contains("skipped") ? r["skipped"] : json(nullptr)}});
+    }
+    rows.push_back({{"taper", cs.tapers[i]},
+                    {"cables_per_tier", c.cables_per_tier},
+                    {"switches_per_level", c.switches_per_level},
+                    {"switches", c.switches},
+                    {"cables", c.cables},
+                    {"transceivers", c.transceivers},
+                    {"switches_usd", c.switches_usd},
+                    {"cables_usd", c.cables_usd},
+                    {"optics_usd", c.optics_usd},
+                    {"total_usd", c.total_usd},
+                    {"bisection_gbps", gbps_of(bisection_maxflow_bytes_per_s(t))},
+                    {"profiles", slowest}});
+  }
+  return {{"assumptions", "a taper is fewer uplink cables at the tier's own speed: cables per tier = ceil(links x "
+                          "tapered / untapered capacity); switches per level = ceil(ports used / radix); two "
+                          "transceivers per cable on an optical tier; host cables never taper"},
+          {"prices", {{"switch_usd", cs.prices.switch_usd},
+                      {"switch_port_usd", cs.prices.switch_port_usd},
+                      {"cable_usd", cs.prices.cable_usd},
+                      {"optics_usd", cs.prices.optics_usd},
+                      {"optical_tiers", cs.prices.optical_tiers}}},
+          {"by_taper", rows}};
 }
 
 // Jobs' own traffic and their slowdown from each other (scheduler coupling).
@@ -430,6 +509,7 @@ SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command
   pack["mixes"] = mixes_json(s, h);
   out.flows_csv = flows_csv_header() + h.flows_csv;
   out.links_csv = links_csv_header() + h.links_csv;
+  out.links_over_time_csv = links_over_time_csv_header() + h.links_time_csv;
   pack["routing"] = routing_json(s, modes);
   if (s.compare_routing) {
     step("routing comparison");
@@ -445,6 +525,7 @@ SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command
   step("topology variants");
   pack["variants"] = variants_json(s);
   pack["jobs"] = jobs_json(s);
+  if (s.cost.enabled) pack["cost"] = cost_json(s);
 
   pack["modelled_only"] = json::array({
       s.path_latency ? "every completion time: flow-level max-min fair sharing (no congestion control dynamics, no "

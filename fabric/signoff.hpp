@@ -15,9 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabric/cost.hpp"
 #include "fabric/flow_inputs.hpp"
 #include "fabric/maxmin.hpp"
 #include "fabric/routing.hpp"
+#include "fabric/run_jobs.hpp"
 #include "fabric/topology.hpp"
 #include "fabric/traffic.hpp"
 #include "sim/core/config_spec.hpp"
@@ -40,6 +42,8 @@ struct NamedTraffic {
   bool explicit_flows = false;     // "pattern": "explicit": the flows below, not spec's pattern
   std::vector<Demand> flows;       // explicit flows (fabric traffic only)
   uint64_t not_fabric_flows = 0;   // explicit flows inside one NVLink domain: counted, not solved
+  bool from_run = false;           // "pattern": "run_jobs": `flows` are the run's jobs' collectives
+  RunJobsTraffic run;              // which jobs they are, and the jobs left out (counted)
   std::string source;       // "profiled", "trace" or "assumption"
   std::string source_note;
 };
@@ -66,6 +70,15 @@ struct WorstFailureSearch {
   uint32_t top = 10;              // candidates listed per ranking
   bool host_links = false;        // a host cable's loss cuts off that host only
   uint64_t max_candidates = 20000;  // above this the search is skipped, and says so
+};
+
+// The cost model: the fabric priced at each taper, and every profile's slowest flow on it.
+struct CostStudy {
+  bool enabled = false;
+  CostPrices prices;
+  std::vector<std::vector<double>> tapers;
+  Topology nominal;                // no taper: every tier at its own speed
+  std::vector<Topology> tapered;   // by taper
 };
 
 // Profiles sharing the fabric in one solve (indices into FabricScenario::traffic).
@@ -96,6 +109,7 @@ struct FabricScenario {
   std::vector<DegradedCase> degraded;
   std::vector<TopologyVariant> variants;
   WorstFailureSearch worst_failure;
+  CostStudy cost;
   uint64_t full_scale_hosts = 0;  // 0 = not given (the sign-off verb requires it)
   std::vector<InputFile> inputs;  // the scenario and every file it names, as read
   std::string measurements_file;  // "" = none: nothing in the pack is measured
@@ -143,7 +157,7 @@ TrafficResult run_traffic(const Topology& t, const FailureSet& f, const RoutingO
 // The pack and the per-flow and per-link tables beside it.
 struct SignoffPack {
   nlohmann::json pack;
-  std::string flows_csv, links_csv;
+  std::string flows_csv, links_csv, links_over_time_csv;
 };
 // The step under way ("traffic", "degraded cases", "worst failure", ...) and how many of its
 // `total` units are done: for a progress line. Called from the solving thread only.

@@ -105,6 +105,49 @@ std::string bottleneck_markdown(const json& p) {
   return md;
 }
 
+// Profiles built from a run's jobs.csv: the jobs left out, and the slowest collectives.
+std::string run_jobs_markdown(const json& p) {
+  std::string md;
+  for (const auto& e : p["traffic"]) {
+    if (!e.contains("run_jobs")) continue;
+    const auto& r = e["run_jobs"];
+    md += fmt::format(
+        "\n### Jobs from the run: {}\n\n{} jobs in the file: {} with fabric traffic (solved together, each from its "
+        "start), {} never started, {} within one NVLink domain, {} of classes not listed. Assumed: {}.\n\n"
+        "| job | class | start (s) | hosts | collective | bytes | collective time (s) |\n|---|---|---|---|---|---|---|\n",
+        e["name"].get<std::string>(), r["jobs_in_file"].get<uint64_t>(), r["jobs_solved"].get<uint64_t>(),
+        r["not_started"].get<uint64_t>(), r["within_one_nvlink_domain"].get<uint64_t>(),
+        r["class_not_listed"].get<uint64_t>(), r["assumed"].get<std::string>());
+    for (const auto& j : r["slowest_jobs"])
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", j["job_id"].get<std::string>(),
+                        j["class"].get<std::string>(), fmtd(j["start_s"].get<double>()), j["hosts"].get<uint64_t>(),
+                        j["collective"].get<std::string>(), fmtd(j["bytes"].get<double>()),
+                        j["collective_s"].is_null() ? std::string("never") : fmtd(j["collective_s"].get<double>()));
+  }
+  return md;
+}
+
+std::string usd(double v) { return fmt::format("{:.0f}", v); }
+
+// Cost against the slowest flow, per taper.
+std::string cost_markdown(const json& p) {
+  if (!p.contains("cost")) return "";
+  const auto& c = p["cost"];
+  std::string md = fmt::format("## Cost against slowest flow per taper\n\nAssumed: {}.\n\n| taper | switches | cables | "
+                               "transceivers | switches (USD) | cables (USD) | optics (USD) | total (USD) | bisection "
+                               "(Gb/s) | profile | slowest (s) |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+                               c["assumptions"].get<std::string>());
+  for (const auto& r : c["by_taper"])
+    for (const auto& pr : r["profiles"])
+      md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r["taper"].dump(),
+                        r["switches"].get<uint64_t>(), r["cables"].get<uint64_t>(), r["transceivers"].get<uint64_t>(),
+                        usd(r["switches_usd"].get<double>()), usd(r["cables_usd"].get<double>()),
+                        usd(r["optics_usd"].get<double>()), usd(r["total_usd"].get<double>()),
+                        fmtd(r["bisection_gbps"].get<double>()), pr["name"].get<std::string>(),
+                        pr["slowest_s"].is_null() ? std::string("skipped") : fmtd(pr["slowest_s"].get<double>()));
+  return md + "\n";
+}
+
 // Measurements (from the scenario's measurements file) and where the pack came from.
 std::string measured_markdown(const json& p) {
   std::string md = "\n## Measured on hardware\n\n";
@@ -192,6 +235,7 @@ std::string signoff_markdown(const json& p) {
     }
   md += mixes_markdown(p);
   md += bottleneck_markdown(p);
+  md += run_jobs_markdown(p);
   if (p.contains("routing_comparison")) {
   const auto& rc = p["routing_comparison"];
   md += fmt::format("\n## Routing modes compared\n\nSlowest flow of {}:\n\n| routing | slowest per seed (s) | min | median | max |\n|---|---|---|---|---|\n",
@@ -234,6 +278,7 @@ std::string signoff_markdown(const json& p) {
                         fmtd(j["effective_gbps"].get<double>()));
     md += "\n";
   }
+  md += cost_markdown(p);
   md += "## Modelled only\n\n";
   for (const auto& m : p["modelled_only"]) md += "- " + m.get<std::string>() + "\n";
   md += measured_markdown(p);

@@ -1,4 +1,5 @@
-// `floorsim fabric FABRIC.json --out DIR`: the fabric sign-off pack (signoff.md, signoff.json, flows.csv, links.csv),
+// `floorsim fabric FABRIC.json --out DIR`: the fabric sign-off pack (signoff.md, signoff.json, flows.csv, links.csv,
+// links_over_time.csv),
 // written atomically. The work is done in fabric/ (signoff.hpp), which test_fabric covers; this
 // file maps flags onto the scenario.
 #include <iostream>
@@ -20,7 +21,8 @@ const VerbDoc kFabricDoc{
         "The fat-tree sign-off pack: build the fabric (k-ary fat-tree, leaf-spine or any generalized fat-tree, with "
         "taper and link generations), route each traffic profile (D-mod-K, hash ECMP or ideal split), solve max-min "
         "fair contention, repeat for every degraded case (failed links, switches, pods), and write signoff.md and "
-        "signoff.json with bisection bounds, per-tier load and the slowest flows.",
+        "signoff.json with bisection bounds, per-tier load and the slowest flows, with every flow (flows.csv) and every "
+        "link's load (links.csv, and links_over_time.csv between solver events) beside them.",
     .placeholders = {{"scenario", "FILE"}, {"out", "DIR"}, {"routing", "MODE"}, {"progress", "WHEN"}},
     .examples = {{"floorsim fabric examples/fabric/k8_quant.json --out out/fabric",
                   "sign off a k=8 fat-tree for the quant traffic"},
@@ -88,10 +90,11 @@ int verb_fabric(const Args& args) {
   dir.write("signoff.md", fabric::signoff_markdown(pack));
   dir.write("flows.csv", result.flows_csv);
   dir.write("links.csv", result.links_csv);
+  dir.write("links_over_time.csv", result.links_over_time_csv);
   dir.commit();
   const auto& first = pack["traffic"][0]["results"][fabric::routing_name(scenario.routing.mode)];
   if (quiet) return kExitOk;
-  std::cerr << "floorsim: fabric: wrote " << out << "/signoff.md, signoff.json, flows.csv and links.csv (slowest flow of "
+  std::cerr << "floorsim: fabric: wrote " << out << "/signoff.md, signoff.json, flows.csv, links.csv and links_over_time.csv (slowest flow of "
             << pack["traffic"][0]["name"].get<std::string>() << ": "
             << (!first.contains("slowest_s")       ? std::string("skipped")
                 : first["slowest_s"].is_null() ? std::string("never, flows cut off")
