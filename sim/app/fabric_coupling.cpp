@@ -156,7 +156,9 @@ FabricCoupling load_fabric_coupling(const nlohmann::json& block, const std::stri
          fmt::format("the fabric has {} hosts but the cluster has {} nodes; expected at least one host per node",
                      fab.topology.hosts(), cluster.nodes()));
   std::vector<ClassTraffic> by_class(w.strings.size());
-  for (auto it = block["traffic"].begin(); it != block["traffic"].end(); ++it) {
+  // No "traffic" key: no class communicates (reading a missing key of a const json is undefined).
+  const nlohmann::json traffic = block.value("traffic", nlohmann::json::object());
+  for (auto it = traffic.begin(); it != traffic.end(); ++it) {
     const StrId k = w.strings.find(it.key());
     if (k == StringTable::kMissing) continue;  // a class with no jobs
     ClassTraffic& c = by_class[k];
