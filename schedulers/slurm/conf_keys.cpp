@@ -63,14 +63,11 @@ struct Unmodelled {
 constexpr Unmodelled kUnmodelled[] = {
     {"completewait", "jobs are scheduled while others complete (CompleteWait=0)"},
     {"dependencyparameters", "jobs have no dependencies"},
-    {"enforcepartlimits", "a job over a partition's limits is queued and pends (EnforcePartLimits=NO)"},
     {"fairsharedampeningfactor", "no dampening (FairShareDampeningFactor=1)"},
     {"jobrequeue", "floorsim's own failure handling decides what a node failure does to a job"},
     {"jobsubmitplugins", "no job_submit plugin changes jobs; they run as the workload gives them"},
     {"licenses", "no job waits for a license"},
     {"maxjobcount", "no limit on the jobs slurmctld holds"},
-    {"maxmempercpu", "no per-CPU memory limit"},
-    {"maxmempernode", "no per-node memory limit"},
     {"mcsparameters", "nodes are shared regardless of MCS labels"},
     {"mcsplugin", "nodes are shared regardless of MCS labels"},
     {"priorityparameters", "no priority plugin parameters"},
@@ -211,9 +208,9 @@ bool unmodelled(const std::string& k, const std::string& key, const std::string&
   // The values that are slurmctld's defaults (or say "off") change nothing, so they need no warning.
   const bool off = l.empty() || ((k == "suspendtime") && (l == "none" || l == "-1" || l == "infinite")) ||
                    ((k == "completewait" || k == "fairsharedampeningfactor") && (l == "0" || l == "1")) ||
-                   ((k == "mcsplugin") && l == "mcs/none") || ((k == "enforcepartlimits") && l == "no") ||
+                   ((k == "mcsplugin") && l == "mcs/none") ||
                    ((k == "jobrequeue") && l == "1") ||
-                   ((k.rfind("defmem", 0) == 0 || k.rfind("maxmem", 0) == 0 || k == "defcpupergpu") && l == "0");
+                   ((k.rfind("defmem", 0) == 0 || k == "defcpupergpu") && l == "0");
   if (!off) notes.add(file, ln, fmt::format("{}={} is not modelled; floorsim assumes {}", key, v, it->assumed));
   return true;
 }
@@ -227,6 +224,23 @@ bool job_default(const std::string& k, const std::string& key, const std::string
   const std::string l = lower(v);
   *to = l == "unlimited" || l == "infinite" ? 0 : static_cast<int64_t>(to_bounded(v, key, 0, 1e12, file, ln));
   return true;
+}
+
+bool mem_limit(const std::string& k, const std::string& key, const std::string& v, MemLimit& m, const std::string& file, int ln) {
+  if (k != "maxmempercpu" && k != "maxmempernode") return false;
+  const std::string l = lower(v);
+  const int64_t mb = l == "unlimited" || l == "infinite" ? 0 : static_cast<int64_t>(to_bounded(v, key, 0, 1e12, file, ln));
+  m = k == "maxmempercpu" ? MemLimit{mb, 0} : MemLimit{0, mb};
+  return true;
+}
+
+// EnforcePartLimits (slurm_protocol_defs.c parse_part_enforce_type: YES, UP, TRUE and 1 are ANY).
+static EnforcePart enforce_part(const std::string& v, const std::string& key, const std::string& file, int ln) {
+  const std::string l = lower(v);
+  if (l == "all") return EnforcePart::All;
+  if (l == "any" || l == "yes" || l == "up" || l == "true" || l == "1") return EnforcePart::Any;
+  if (l == "no" || l == "down" || l == "false" || l == "0") return EnforcePart::No;
+  bad(file, ln, fmt::format("{}={}; expected NO, ANY or ALL", key, v));
 }
 
 bool quiet_key(const std::string& k) { return std::find(std::begin(kQuiet), std::end(kQuiet), k) != std::end(kQuiet); }
@@ -243,7 +257,9 @@ void setting(const std::string& key, const std::string& v, SlurmConfig& cfg, con
   if (v.empty()) return;
   if (priority_setting(k, key, v, cfg.prio, file, ln, notes)) return;
   if (job_default(k, key, v, cfg.job_defaults, file, ln)) return;
-  if (k == "clustername") cfg.cluster_name = v;
+  if (mem_limit(k, key, v, cfg.max_mem, file, ln)) return;
+  if (k == "enforcepartlimits") cfg.enforce_part_limits = enforce_part(v, key, file, ln);
+  else if (k == "clustername") cfg.cluster_name = v;
   // slurm.conf(5): cons_tres's default is CR_Core_Memory; memory binds only with a *_Memory type.
   else if (k == "selecttypeparameters") cfg.memory_consumable = lower(v).find("memory") != std::string::npos;
   else if (k == "schedulertype") {

@@ -184,27 +184,41 @@ namespace {
 // its value is slurmctld's default (nothing to warn about).
 std::string partition_note(const std::string& k, const std::string& key, const std::string& v) {
   const std::string l = lower(v);
-  if (k == "oversubscribe" || k == "shared") {
-    if (l == "no") return "";
-    if (l.rfind("exclusive", 0) == 0) return fmt::format("{}={} is not modelled; slurmctld gives each job whole nodes, floorsim only the GPUs it asks", key, v);
-    return fmt::format("{}={} is not modelled; floorsim gives each GPU to one job at a time", key, v);
-  }
   if (k == "allowgroups") {
     if (l == "all") return "";
     return fmt::format("{}={} is not modelled (floorsim knows no Unix groups); every user may use the partition", key, v);
   }
-  static const char* kLimits[] = {"maxnodes", "minnodes", "maxcpuspernode", "maxcpuspersocket", "maxmempercpu",
-                                  "maxmempernode", "gracetime", "exclusiveuser", "exclusivetopo", "lln", "rootonly", "reqresv",
+  static const char* kLimits[] = {"maxcpuspernode", "maxcpuspersocket", "gracetime", "exclusiveuser", "exclusivetopo", "lln", "rootonly", "reqresv",
                                   "overtimelimit", "selecttypeparameters", "suspendtime", "suspendtimeout",
                                   "resumetimeout", "powerdownonidle", "qos_limits"};
   if (std::any_of(std::begin(kLimits), std::end(kLimits), [&](const char* x) { return k == x; })) {
-    if ((k == "maxnodes" || k == "maxcpuspernode" || k == "maxcpuspersocket") && (l == "unlimited" || l == "infinite")) return "";
+    if ((k == "maxcpuspernode" || k == "maxcpuspersocket") && (l == "unlimited" || l == "infinite")) return "";
     if ((k == "exclusiveuser" || k == "exclusivetopo" || k == "lln" || k == "rootonly" || k == "reqresv" || k == "powerdownonidle") && l == "no") return "";
-    if (k == "minnodes" && (l == "0" || l == "1")) return "";
-    if ((k.rfind("defmem", 0) == 0 || k.rfind("maxmem", 0) == 0 || k == "defcpupergpu" || k == "gracetime") && l == "0") return "";
+    if ((k.rfind("defmem", 0) == 0 || k == "defcpupergpu" || k == "gracetime") && l == "0") return "";
     return fmt::format("{}={} is not modelled; floorsim applies no such partition rule", key, v);
   }
   return "-";  // not a scheduling option of a partition
+}
+
+// OverSubscribe= (or the old Shared=): EXCLUSIVE, FORCE[:N], YES[:N] or NO (slurm.conf(5); N
+// defaults to 4, read_config.c _parse_partitions). FORCE is not modelled: warned, taken as NO.
+void oversubscribe(const std::string& v, const std::string& key, Partition& p, const std::string& pname,
+                   const std::string& file, int ln, Notes& notes) {
+  const std::string l = lower(v);
+  const size_t colon = l.find(':');
+  const std::string kind = l.substr(0, colon);
+  p.oversubscribe_jobs = colon == std::string::npos ? 4 : static_cast<int32_t>(to_bounded(l.substr(colon + 1), key, 1, 65533, file, ln));
+  if (kind == "no") p.oversubscribe = OverSubscribe::No, p.oversubscribe_jobs = 1;
+  else if (kind == "exclusive") p.oversubscribe = OverSubscribe::Exclusive, p.oversubscribe_jobs = 1;
+  else if (kind == "yes") {
+    p.oversubscribe = OverSubscribe::Yes;
+    notes.add(file, ln, fmt::format("PartitionName={} {}={}: only jobs submitted with --oversubscribe share CPUs, and the "
+                                    "workload's jobs carry no such flag; floorsim shares no CPU, as with OverSubscribe=NO", pname, key, v));
+  } else if (kind == "force") {
+    p.oversubscribe = OverSubscribe::Force;
+    notes.add(file, ln, fmt::format("PartitionName={} {}={} is not modelled; floorsim gives each CPU to one job at a "
+                                    "time, as with OverSubscribe=NO (GPUs are never oversubscribed either way)", pname, key, v));
+  } else bad(file, ln, fmt::format("{}={}; expected EXCLUSIVE, FORCE[:N], YES[:N] or NO", key, v));
 }
 
 // PartitionName State= (slurm.conf(5)): UP, DOWN, DRAIN or INACTIVE.
@@ -256,6 +270,10 @@ void NodeLines::partition(const Words& kv, SlurmConfig& cfg, const std::string& 
     else if (k == "tresbillingweights") billing_weights(v, p, pname, file, ln, notes);
     else if (k == "state") p.state = part_state(v, kv[i].first, file, ln);
     else if (job_default(k, kv[i].first, v, p.defaults, file, ln)) continue;
+    else if (mem_limit(k, kv[i].first, v, p.max_mem, file, ln)) continue;
+    else if (k == "oversubscribe" || k == "shared") oversubscribe(v, kv[i].first, p, pname, file, ln, notes);
+    else if (k == "maxnodes") p.max_nodes = lower(v) == "unlimited" || lower(v) == "infinite" ? kUnset : to_int(v, kv[i].first, file, ln);
+    else if (k == "minnodes") p.min_nodes = to_int(v, kv[i].first, file, ln);
     else if (k == "allowaccounts") p.allow_accounts = access_list(v);
     else if (k == "denyaccounts") p.deny_accounts = access_list(v);
     else if (k == "allowqos") p.allow_qos = access_list(v);

@@ -33,6 +33,11 @@ bool quiet_key(const std::string& lower_key);
 bool job_default(const std::string& lower_key, const std::string& key, const std::string& v, JobDefaults& d,
                  const std::string& file, int ln);
 
+// MaxMemPerCPU, MaxMemPerNode (global or on a PartitionName line) into m; false when
+// `lower_key` is neither. 0 and UNLIMITED mean no limit.
+bool mem_limit(const std::string& lower_key, const std::string& key, const std::string& v, MemLimit& m,
+               const std::string& file, int ln);
+
 // NodeName, NodeSet and PartitionName lines; DEFAULT lines set the defaults of the lines after
 // them (parse_config.c). Partition node lists are resolved once the whole file has been read,
 // since a NodeSet may be defined after the partition that names it.

@@ -96,6 +96,21 @@ struct JobDefaults {
   bool mem_set() const { return mem_per_cpu > 0 || mem_per_gpu > 0 || mem_per_node > 0; }
 };
 
+// MaxMemPerCPU / MaxMemPerNode (slurm.conf(5)), MB; 0 = not set. The two are mutually exclusive:
+// the one read last wins, as in slurmctld (one field with a per-CPU flag).
+struct MemLimit {
+  int64_t per_cpu = 0, per_node = 0;
+  bool set() const { return per_cpu > 0 || per_node > 0; }
+};
+
+// EnforcePartLimits (slurm.conf(5)): NO accepts a job over a partition's limits (it pends), ALL
+// and ANY refuse it at submission (they differ only for jobs listing several partitions).
+enum class EnforcePart : uint8_t { No, Any, All };
+
+// Partition OverSubscribe (slurm.conf(5), cons_tres_share.html): NO, EXCLUSIVE (whole nodes),
+// YES[:N] (shared only by jobs that ask with --oversubscribe), FORCE[:N].
+enum class OverSubscribe : uint8_t { No, Exclusive, Yes, Force };
+
 struct Partition {
   std::string name;
   std::vector<std::string> nodes;  // expanded node names; empty = ALL (unless no_nodes)
@@ -114,6 +129,10 @@ struct Partition {
   // jobs, runs those queued; INACTIVE does neither.
   enum class State : uint8_t { Up, Down, Drain, Inactive } state = State::Up;
   JobDefaults defaults;  // the partition's own; each unset one is the cluster's (SlurmConfig)
+  MemLimit max_mem;      // the partition's own; unset: the cluster's
+  int64_t max_nodes = kUnset, min_nodes = 0;  // MaxNodes (UNLIMITED = kUnset), MinNodes
+  OverSubscribe oversubscribe = OverSubscribe::No;
+  int32_t oversubscribe_jobs = 1;  // YES:N / FORCE:N (default 4), jobs per CPU
   Origin origin;
 };
 
@@ -222,6 +241,8 @@ struct SlurmConfig {
   // RealMemory then binds; with CR_Core or CR_CPU it does not (cluster_from_conf leaves it out).
   bool memory_consumable = true;
   JobDefaults job_defaults;  // slurm.conf's global DefCpuPerGPU / DefMemPer*
+  MemLimit max_mem;          // slurm.conf's global MaxMemPerCPU / MaxMemPerNode
+  EnforcePart enforce_part_limits = EnforcePart::No;
   SchedParams sched;
   PriorityParams prio;
   // AccountingStorageEnforce

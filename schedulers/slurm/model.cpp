@@ -24,7 +24,8 @@ const char* reason_text(uint16_t code) {
       "QOSMaxJobsPerUserLimit", "QOSGrpJobsLimit", "QOSMaxWallDurationPerJobLimit", "QOSGrpGRESMinutes",
       "QOSGrpNodeMinutes", "QOSGrpCpuMinutesLimit", "AssocGrpGRES", "AssocGrpNodeLimit", "AssocGrpCpuLimit",
       "AssocMaxJobsLimit", "AssocMaxWallDurationPerJobLimit", "Reservation", "ResvDeleted", "PartitionDown",
-      "InvalidAccount", "InvalidQOS", "PartitionNotAvail", "InvalidNodeCount", "TooManyCpus", "BadConstraints"};
+      "InvalidAccount", "InvalidQOS", "PartitionNotAvail", "InvalidNodeCount", "TooManyCpus", "BadConstraints",
+      "InvalidTimeLimit", "InvalidTaskMemory", "PartitionConfig", "MaxMemPerLimit"};
   static_assert(sizeof(kNames) / sizeof(kNames[0]) == kReasonCount);
   return code < kReasonCount ? kNames[code] : "Other";
 }

@@ -199,11 +199,11 @@ class SlurmModel final : public Scheduler {
   std::vector<uint8_t> nodes_of_qos(uint32_t q) const;
   std::vector<uint32_t> assoc_subtree(const std::string& target) const;
   std::vector<uint8_t> jgone_;  // by job: its association was deleted, or refused at submission (cancelled then)
-  // Refusal at submission (submit_check.cpp): by job, the reason (kNone: accepted; empty: none refused).
-  std::vector<uint16_t> jrefused_;
+  // By job (empty: none): refused at submission (submit_check.cpp), or pending for good (jblock_).
+  std::vector<uint16_t> jrefused_, jblock_;
   std::map<std::string, size_t> refused_by_;  // sbatch's message -> jobs
   void build_submit_checks(const Workload& wl);
-  uint16_t submit_refusal(JobIdx j, const JobSpec& js);
+  uint16_t submit_refusal(JobIdx j, const JobSpec& js, uint16_t& pend);
   bool ever_fits(JobIdx j, const JobSpec& js);
   // Requests with slurm.conf's job defaults applied (job_defaults.cpp), by job; empty when no
   // default is set. spec() maps the workload's JobSpec (every caller of place() passes the
@@ -301,10 +301,10 @@ class SlurmModel final : public Scheduler {
   }
   void charge_apply(JobIdx j, const JobSpec& js, int sign);
   uint16_t limit_reason(const Snapshot& v, JobIdx j, SimTime limit) const;
-  // Reasons that no amount of waiting fixes in this pass ordering: partition limits.
-  uint16_t static_reason(const Snapshot& v, JobIdx j) const {
+  uint16_t static_reason(const Snapshot& v, JobIdx j) const {  // reasons no waiting fixes: partition limits
     const JobSpec& js = v.jobs[j];
     const PartRt& p = part_[jpart_[j]];
+    if (!jblock_.empty() && jblock_[j] != kNone) return jblock_[j];  // a partition limit (EnforcePartLimits=NO)
     if (p.down) return kPartitionDown;
     if (js.time_limit_s > p.max_time_s) return kPartitionTimeLimit;
     if (jnodes_[j] > p.nodes || js.gpus > p.gpus) return kPartitionNodeLimit;
@@ -383,6 +383,7 @@ class SlurmModel final : public Scheduler {
   // ---- CPUs and memory (resources.cpp; only where the cluster gives them) ----
   void build_resources(const Workload& wl, const ClusterConfig& cluster);
   bool place_res(const JobSpec& js, std::span<const int32_t> f, const NodeRes& r);
+  bool whole_nodes(const JobSpec& asked) const;  // its partition is OverSubscribe=EXCLUSIVE
   void res_add(NodeRes& r, std::span<const NodeShare> sh, int sign) const {
     if (!res_on_) return;
     for (const auto& s : sh) {
@@ -709,8 +710,7 @@ class SlurmModel final : public Scheduler {
   uint64_t ep_main_ = 0, ep_bf_ = 0;  // prio_epoch_ when order_main_ / order_bf_ were taken
   SimTime resv_next_free_ = kNever;
   std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
-  JobIdx cur_bf_job_ = 0;  // the job backfill tests
-  JobIdx cur_job_ = 0;  // earliest end of a reservation that kept the job out  // some job waited only because of a reservation in this pass
+  JobIdx cur_bf_job_ = 0, cur_job_ = 0;  // the job backfill tests; cur_job_: see resv_prepare
   mutable SimTime final_now_ = 0;
   std::vector<Slice> slices_;
   std::vector<uint64_t> slice_mask_;  // slice i's available nodes: bitset at [i*nw_, (i+1)*nw_)

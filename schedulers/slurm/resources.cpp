@@ -16,6 +16,7 @@
 // over nodes takes CPUs in proportion to its GPUs there (at least one per node).
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 
 #include "schedulers/slurm/model.hpp"
 
@@ -46,14 +47,31 @@ int64_t mem_of(const Ask& a, int64_t cpus, int64_t gpus, int64_t cap) {
 
 void SlurmModel::build_resources(const Workload& wl, const ClusterConfig& cluster) {
   res_on_ = cluster.gives_cpus() || cluster.gives_mem();
+  if (!cluster.gives_cpus())
+    for (const auto& p : cfg_.partitions)
+      if (p.oversubscribe == OverSubscribe::Exclusive)
+        std::fprintf(stderr, "floorsim: warning: PartitionName=%s OverSubscribe=EXCLUSIVE is not modelled: the cluster gives "
+                             "no CPU counts, so floorsim gives each job the GPUs it asks and shares nodes, as with NO\n", p.name.c_str());
   if (!res_on_) return;
   if (cluster.gives_cpus()) cap_cpus_ = cluster.node_cpus;
   if (cluster.gives_mem())
     for (auto b : cluster.node_mem_bytes) cap_mem_.push_back(static_cast<int32_t>(std::min<int64_t>(b >> 20, INT32_MAX)));
 }
 
+// OverSubscribe=EXCLUSIVE (slurm.conf(5)): "Allocates entire nodes to jobs even with
+// SelectType=select/cons_tres"; the job gets all CPUs of its nodes but "only as much memory as
+// they ask for". Only idle nodes can take it; holding all their CPUs, it keeps every other job off
+// them (each job needs a CPU on each of its nodes). GPUs stay as asked: the engine's GPU count is
+// the job's, and no other job can use the node's other GPUs meanwhile.
+bool SlurmModel::whole_nodes(const JobSpec& asked) const {
+  const auto i = &asked - wl_->jobs.data();
+  return i >= 0 && static_cast<size_t>(i) < jpart_.size() && !cap_cpus_.empty() &&
+         cfg_.partitions[jpart_[static_cast<size_t>(i)]].oversubscribe == OverSubscribe::Exclusive;
+}
+
 bool SlurmModel::place_res(const JobSpec& asked, std::span<const int32_t> f, const NodeRes& r) {
   const JobSpec& js = spec(asked);  // with DefCpuPerGPU / DefMemPer* applied
+  const bool whole = whole_nodes(asked);
   Ask a;
   a.per = js.mem_per;
   a.mem = js.mem_mib;
@@ -65,11 +83,15 @@ bool SlurmModel::place_res(const JobSpec& asked, std::span<const int32_t> f, con
   ufree_.resize(nn_);
   for (size_t n = 0; n < nn_; ++n) {
     const bool tc = !r.cpus.empty() && cap_cpus_[n] > 0, tm = !r.mem.empty() && cap_mem_[n] > 0;
+    if (whole && !(f[n] == cluster_->node_gpus[n] && (!tc || r.cpus[n] == cap_cpus_[n]) && (!tm || r.mem[n] == cap_mem_[n]))) {
+      ufree_[n] = 0;  // not idle
+      continue;
+    }
     const int64_t c = tc ? r.cpus[n] : kAny, m = tm ? r.mem[n] : kAny, cm = tm ? cap_mem_[n] : 0;
     const int64_t g = gpu_job ? f[n] : kAny;
     // Memory "per node" kinds bind by node, not by unit.
     const bool node_mem_ok = a.per == JobSpec::MemPer::None ? (!tm || m >= cm) : a.per != JobSpec::MemPer::Node || m >= a.mem;
-    const bool whole = node_mem_ok && g >= (gpu_job ? js.gpus : 0) && c >= a.cpus &&
+    const bool all = node_mem_ok && g >= (gpu_job ? js.gpus : 0) && c >= a.cpus &&
                        m >= mem_of(a, a.cpus, js.gpus, cm);
     int64_t u = 0;
     if (node_mem_ok) {
@@ -85,7 +107,7 @@ bool SlurmModel::place_res(const JobSpec& asked, std::span<const int32_t> f, con
       }
     }
     // Only a node that holds the whole job offers it all: the whole-node search stays exact.
-    if (whole) u = std::max(u, want);
+    if (all) u = std::max(u, want);
     else if (js.nodes <= 0) u = std::min(u, want - 1);
     ufree_[n] = static_cast<int32_t>(std::clamp<int64_t>(u, 0, INT32_MAX));
   }
@@ -110,8 +132,8 @@ bool SlurmModel::place_res(const JobSpec& asked, std::span<const int32_t> f, con
     else if (shares_.size() == 1) cpus = a.cpus;
     else cpus = a.cpg > 0 ? std::max<int64_t>(1, std::min<int64_t>(s.gpus * a.cpg, left)) : 1;
     left -= cpus;
-    s.cpus = static_cast<int32_t>(cpus);
     s.mem_mib = static_cast<int32_t>(std::clamp<int64_t>(mem_of(a, cpus, s.gpus, cm), 0, INT32_MAX));
+    s.cpus = static_cast<int32_t>(whole && cap_cpus_[s.node] > 0 ? cap_cpus_[s.node] : cpus);
   }
   return true;
 }

@@ -52,6 +52,11 @@ enum Reason : uint16_t {
   kInvalidNodeCount,
   kTooManyCpus,
   kBadConstraints,
+  kInvalidTimeLimit,
+  kInvalidTaskMemory,
+  // Pending for good under EnforcePartLimits=NO (job_mgr.c job_limits_check).
+  kPartitionConfig,
+  kMaxMemPerLimit,
   kReasonCount
 };
 const char* reason_text(uint16_t code);

@@ -21,6 +21,8 @@ const char* refusal_error(uint16_t reason) {
     case kInvalidNodeCount: return "Node count specification invalid";
     case kTooManyCpus: return "More processors requested than permitted";
     case kBadConstraints: return "Requested node configuration is not available";
+    case kInvalidTimeLimit: return "Requested time limit is invalid (missing or exceeds some limit)";
+    case kInvalidTaskMemory: return "Memory required by task is not available";
     default: return "";
   }
 }
@@ -62,17 +64,64 @@ bool SlurmModel::ever_fits(JobIdx j, const JobSpec& js) {
   return ok;
 }
 
-uint16_t SlurmModel::submit_refusal(JobIdx j, const JobSpec& js) {
-  const uint32_t a = jassoc_[j];
-  const uint32_t acct = assoc_[a].parent;
-  // An account floorsim made up for a job the dump does not know is no known account.
-  const std::string account = acct == kNoIdx || acct == root_ || assoc_[acct].name == "(none)" ? "" : assoc_[acct].name;
-  if (uint16_t r = access_refusal(cfg_.partitions[jpart_[j]], account, jqos_[j] == kNoIdx ? "normal" : qos_[jqos_[j]].q.name))
-    return r;
+namespace {
+
+// The partition's size and limits in _part_access_check's order: kNone, or the error sbatch
+// would get under EnforcePartLimits=ALL or ANY (the same for a job of one partition). MaxNodes
+// and MinNodes are checked against a node count the job gives.
+uint16_t part_limit_error(const PartRt& p, const Partition& conf, const JobSpec& eff, bool cpus_given) {
+  if (cpus_given && eff.cpus > p.conf_cpus) return kTooManyCpus;
+  if (eff.nodes > p.nodes) return kInvalidNodeCount;
+  if (eff.nodes > 0 && (eff.nodes < conf.min_nodes || (conf.max_nodes >= 0 && eff.nodes > conf.max_nodes))) return kInvalidNodeCount;
+  if (eff.time_limit_s > p.max_time_s) return kInvalidTimeLimit;
+  return kNone;
+}
+
+// What a job over a partition limit pends with under EnforcePartLimits=NO (job_limits_check:
+// ESLURM_TOO_MANY_REQUESTED_CPUS falls to WAIT_PART_CONFIG; the account and QOS lists are then
+// checked only when nodes are selected, part_policy_valid_acct / _qos, and keep the job pending).
+// "N \"what\" (job 1, 2, 3, ...)" for each reason, joined by "; ".
+std::string listing(const std::map<uint16_t, std::vector<int64_t>>& by, const char* (*name)(uint16_t)) {
+  std::string parts;
+  for (const auto& [r, ids] : by) {
+    std::string some;
+    for (size_t i = 0; i < ids.size() && i < 3; ++i) some += (i ? ", " : "") + std::to_string(ids[i]);
+    parts += fmt::format("{}{} \"{}\" (job {}{})", parts.empty() ? "" : "; ", ids.size(), name(r), some, ids.size() > 3 ? ", ..." : "");
+  }
+  return parts;
+}
+
+uint16_t pending_reason(uint16_t refusal) {
+  switch (refusal) {
+    case kTooManyCpus: return kPartitionConfig;
+    case kInvalidNodeCount: return kPartitionNodeLimit;
+    case kInvalidTimeLimit: return kPartitionTimeLimit;
+    case kInvalidTaskMemory: return kMaxMemPerLimit;
+    default: return refusal;  // InvalidAccount, InvalidQOS
+  }
+}
+
+}  // namespace
+
+// The refusal at submission (kNone: accepted); `pend` is set to the reason a job accepted over a
+// partition limit pends with for good (EnforcePartLimits=NO), else left alone.
+uint16_t SlurmModel::submit_refusal(JobIdx j, const JobSpec& js, uint16_t& pend) {
+  const Partition& conf = cfg_.partitions[jpart_[j]];
+  if (conf.state == Partition::State::Drain || conf.state == Partition::State::Inactive) return kPartitionNotAvail;
   const PartRt& p = part_[jpart_[j]];
   if (p.nodes == 0) return kNone;  // no Nodes=: its jobs pend (slurm.conf(5) Nodes)
-  if (js.nodes > p.nodes) return kInvalidNodeCount;
-  if (!cap_cpus_.empty() && js.cpus > p.conf_cpus) return kTooManyCpus;
+  const uint32_t acct = assoc_[jassoc_[j]].parent;
+  // An account floorsim made up for a job the dump does not know is no known account.
+  const std::string account = acct == kNoIdx || acct == root_ || assoc_[acct].name == "(none)" ? "" : assoc_[acct].name;
+  uint16_t err = part_limit_error(p, conf, spec(js), !cap_cpus_.empty());
+  if (err == kNone) err = access_refusal(conf, account, jqos_[j] == kNoIdx ? "normal" : qos_[jqos_[j]].q.name);
+  // MaxMemPer* (build_job_defaults): sbatch checks a memory the job asks for; one from the defaults pends.
+  if (err == kNone && !jblock_.empty() && jblock_[j] == kMaxMemPerLimit && js.mem_per != JobSpec::MemPer::None) err = kInvalidTaskMemory;
+  if (err != kNone && cfg_.enforce_part_limits != EnforcePart::No) return err;
+  if (err != kNone) {
+    pend = pending_reason(err);
+    return kNone;
+  }
   return ever_fits(j, js) ? kNone : kBadConstraints;
 }
 
@@ -80,24 +129,33 @@ uint16_t SlurmModel::submit_refusal(JobIdx j, const JobSpec& js) {
 // with its reason), counted in the report and named in one warning.
 void SlurmModel::build_submit_checks(const Workload& wl) {
   const size_t nj = wl.jobs.size();
-  std::vector<uint16_t> refused(nj, kNone);
-  std::map<uint16_t, std::vector<int64_t>> by;
+  std::vector<uint16_t> refused(nj, kNone), pend(nj, kNone);
+  std::map<uint16_t, std::vector<int64_t>> by, held;
   for (size_t j = 0; j < nj; ++j) {
-    refused[j] = submit_refusal(static_cast<JobIdx>(j), wl.jobs[j]);
+    refused[j] = submit_refusal(static_cast<JobIdx>(j), wl.jobs[j], pend[j]);
     if (refused[j] != kNone) by[refused[j]].push_back(wl.jobs[j].id);
+    else if (pend[j] != kNone) held[pend[j]].push_back(wl.jobs[j].id);
+  }
+  for (size_t j = 0; !jblock_.empty() && j < nj; ++j)
+    if (pend[j] == kNone && refused[j] == kNone && jblock_[j] != kNone) held[jblock_[j]].push_back(wl.jobs[j].id);
+  if (!held.empty()) {
+    if (jblock_.empty()) jblock_.assign(nj, kNone);
+    for (size_t j = 0; j < nj; ++j)
+      if (pend[j] != kNone) jblock_[j] = pend[j];
+    size_t total = 0;
+    for (const auto& [r, ids] : held) total += ids.size();
+    std::fprintf(stderr,
+                 "floorsim: warning: %zu of %zu jobs are over a partition limit and pend for good, as slurmctld keeps "
+                 "them with EnforcePartLimits=NO: %s; jobs.csv gives each its reason\n",
+                 total, nj, listing(held, reason_text).c_str());
   }
   if (by.empty()) return;
   jrefused_ = std::move(refused);
   if (jgone_.empty()) jgone_.assign(nj, 0);
   size_t total = 0;
-  std::string parts;
   for (const auto& [r, ids] : by) {
     total += ids.size();
     refused_by_[refusal_error(r)] = ids.size();
-    std::string some;
-    for (size_t i = 0; i < ids.size() && i < 3; ++i) some += (i ? ", " : "") + std::to_string(ids[i]);
-    parts += fmt::format("{}{} \"{}\" (job {}{})", parts.empty() ? "" : "; ", ids.size(), refusal_error(r), some,
-                         ids.size() > 3 ? ", ..." : "");
   }
   for (size_t j = 0; j < nj; ++j)
     if (jrefused_[j] != kNone) jgone_[j] = 1;
@@ -105,7 +163,7 @@ void SlurmModel::build_submit_checks(const Workload& wl) {
                "floorsim: warning: %zu of %zu jobs are refused at submission, as slurmctld refuses them (sbatch "
                "fails): %s; each is CANCELLED at its submit time in jobs.csv with the reason, and counted in "
                "metrics.json scheduler_report.refused_at_submission\n",
-               total, nj, parts.c_str());
+               total, nj, listing(by, refusal_error).c_str());
 }
 
 }  // namespace floorsim::slurm

@@ -176,18 +176,19 @@ PriorityFlags=MAX_TRES
   CHECK(count_with(c, "s.conf:6: Licenses=matlab:4 is not modelled; floorsim assumes no job waits for a license") == 1);
   CHECK(c.job_defaults.mem_per_cpu == 2048);  // modelled (job_defaults.cpp)
   CHECK(count_with(c, "DefMemPerCPU") == 0);
-  CHECK(count_with(c, "s.conf:10: EnforcePartLimits=ALL is not modelled") == 1);
+  CHECK(count_with(c, "EnforcePartLimits") == 0);  // modelled (submit_check.cpp)
+  CHECK(c.enforce_part_limits == floorsim::slurm::EnforcePart::All);
   CHECK(count_with(c, "s.conf:11: Bogus is not a slurm.conf(5) key") == 1);
   CHECK(count_with(c, "AllowAccounts") == 0);  // modelled (submit_check.cpp)
   CHECK(c.partitions[0].allow_accounts == std::vector<std::string>{"a", "b"});
-  CHECK(count_with(c, "PartitionName=p OverSubscribe=EXCLUSIVE is not modelled") == 1);
+  CHECK(count_with(c, "OverSubscribe") == 0);  // EXCLUSIVE is modelled (resources.cpp)
   CHECK(c.partitions[0].state == Partition::State::Down);
-  CHECK(count_with(c, "PartitionName=p MaxNodes=4 is not modelled") == 1);
+  CHECK(c.partitions[0].max_nodes == 4);  // modelled (submit_check.cpp)
   CHECK(count_with(c, "s.conf:12: Frobnicate is not a PartitionName option") == 1);
   CHECK(count_with(c, "s.conf:13: SchedulerParameters item bf_busy_nodes is not modelled") == 1);
   CHECK(c.prio.max_tres);  // PriorityFlags=MAX_TRES is modelled (billing.cpp)
   CHECK(count_with(c, "max_tres") == 0);
-  CHECK(c.warnings.size() == 7);  // nothing about ports, paths, SuspendTime=NONE, CompleteWait=0, Hidden
+  CHECK(c.warnings.size() == 4);  // nothing about ports, paths, SuspendTime=NONE, CompleteWait=0, Hidden
   CHECK(read("ClusterName=q\n").sched.requeue_delay_s == 120);  // slurm.conf(5): cred_expire default
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Small hand-built scenarios for the slurm model's conformance tests: a workload, a uniform
 // cluster, a SlurmConfig, run through the real engine.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -108,6 +109,32 @@ inline slurm::Partition part(const std::string& name, std::vector<std::string> n
   p.nodes = std::move(nodes);
   p.priority_tier = tier;
   return p;
+}
+
+// Reads slurm.conf text, builds the cluster from it (cluster_from_conf), lets `edit` change each
+// job's request (CPUs, memory), and runs the jobs to completion.
+inline std::unique_ptr<Result> run_conf(const std::string& conf, const std::vector<J>& jobs,
+                                        const std::function<void(JobSpec&)>& edit = {}) {
+  slurm::SlurmConfig cfg;
+  cfg.sched.batch_sched_delay_s = 0;
+  slurm::read_slurm_conf_text(conf, "slurm.conf", cfg);
+  auto r = std::make_unique<Result>();
+  r->wl = workload(jobs);
+  if (edit)
+    for (auto& js : r->wl.jobs) edit(js);
+  r->cl = slurm::cluster_from_conf(cfg);
+  r->sched = slurm::make_model(cfg, r->wl, r->cl, "test");
+  EngineConfig ec;
+  ec.check_invariants = true;
+  Engine e(r->wl, r->cl, *r->sched, ec);
+  e.run();
+  r->runs = e.runs();
+  r->report = r->sched->report(e.snapshot());
+  for (size_t j = 0; j < r->wl.jobs.size(); ++j) {
+    auto a = e.final_allocation(static_cast<JobIdx>(j));
+    r->alloc.emplace_back(a.begin(), a.end());
+  }
+  return r;
 }
 
 }  // namespace slurm_test

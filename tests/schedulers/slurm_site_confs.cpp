@@ -75,8 +75,8 @@ TEST_CASE("site slurm.conf corpus: each real site's file builds its cluster and 
   const std::vector<Site> sites = {
       {"ucmerced-elcapitan", false, 21, 0, {"std.q"}, 0, {}},
       {"radon", false, 10, 0, {"all"}, 1, {"SelectType=select/linear is not modelled"}},
-      {"nstda-tara", false, 10, 0, {"debug", "standby", "memory", "dgx", "biobank"}, 3,
-       {"PartitionName=dgx OverSubscribe=EXCLUSIVE is not modelled", "PartitionName=biobank AllowGroups=biobank is not modelled"}},
+      {"nstda-tara", false, 10, 0, {"debug", "standby", "memory", "dgx", "biobank"}, 1,
+       {"PartitionName=biobank AllowGroups=biobank is not modelled"}},  // OverSubscribe=EXCLUSIVE is modelled
       {"biomedia", false, 28, 20, {"long", "rocsLong", "gpus", "interactive"}, 1, {"MaxJobCount=25000 is not modelled"}, nullptr, 1},
       {"pal-goedel", false, 1, 8, {"PAL1"}, 1, {"Gres mps is not modelled"}, nullptr, 1},
       {"fiuba", false, 11, 0, {"normal"}, 2,
@@ -85,8 +85,8 @@ TEST_CASE("site slurm.conf corpus: each real site's file builds its cluster and 
        {"Licenses=spartan:8 is not modelled", "SuspendTime=300 is not modelled", "RequeueExit=240 is not modelled",
         "JobSubmitPlugins=require_timelimit is not modelled", "State=cloud", "PartitionName=clima LLN=yes"},
        nullptr, 7},
-      {"hf-cluster", false, 1, 8, {"train-p4de24xlarge"}, 3,
-       {"EnforcePartLimits=ALL is not modelled", "SuspendTime=600 is not modelled", "State=cloud"}, nullptr, 1},
+      {"hf-cluster", false, 1, 8, {"train-p4de24xlarge"}, 2,
+       {"SuspendTime=600 is not modelled", "State=cloud"}, nullptr, 1},  // EnforcePartLimits=ALL is modelled
       {"deepops-dgx", true, 4, 32, {"batch"}, 0, {}, nullptr, 1},
       {"deic-learning", false, 1, 0, {"learning"}, 0, {}},
       {"enccs-bestla", false, 0, 0, {}, 0, {}, "slurm.conf:16: 'REPLACE_IT' is not Key=Value"},

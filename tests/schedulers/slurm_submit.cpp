@@ -15,30 +15,13 @@ using floorsim::slurm::SlurmConfig;
 
 namespace {
 
-// Reads slurm.conf text, builds the cluster from it, and runs the jobs to completion.
+// run_conf with CPU counts by job id.
 std::unique_ptr<Result> run_conf(const std::string& conf, const std::vector<J>& jobs,
-                                 const std::vector<std::pair<int64_t, int32_t>>& cpus = {}) {
-  SlurmConfig cfg;
-  cfg.sched.batch_sched_delay_s = 0;
-  floorsim::slurm::read_slurm_conf_text(conf, "slurm.conf", cfg);
-  auto r = std::make_unique<Result>();
-  r->wl = workload(jobs);
-  for (const auto& [id, c] : cpus)
-    for (auto& js : r->wl.jobs)
+                                 const std::vector<std::pair<int64_t, int32_t>>& cpus) {
+  return slurm_test::run_conf(conf, jobs, [&](JobSpec& js) {
+    for (const auto& [id, c] : cpus)
       if (js.id == id) js.cpus = c;
-  r->cl = floorsim::slurm::cluster_from_conf(cfg);
-  r->sched = floorsim::slurm::make_model(cfg, r->wl, r->cl, "test");
-  EngineConfig ec;
-  ec.check_invariants = true;
-  Engine e(r->wl, r->cl, *r->sched, ec);
-  e.run();
-  r->runs = e.runs();
-  r->report = r->sched->report(e.snapshot());
-  for (size_t j = 0; j < r->wl.jobs.size(); ++j) {
-    auto a = e.final_allocation(static_cast<JobIdx>(j));
-    r->alloc.emplace_back(a.begin(), a.end());
-  }
-  return r;
+  });
 }
 
 }  // namespace
@@ -83,6 +66,10 @@ TEST_CASE("partition access at submission: State, Allow and Deny lists", "[slurm
 
 TEST_CASE("refused at submission: CANCELLED at submit with the reason, counted", "[slurm][submit]") {
   // Two partitions of 2 nodes x 4 GPUs x 16 CPUs; "priv" only for account phys, "old" INACTIVE.
+  // EnforcePartLimits (slurm.conf(5)): with ALL a job over the partition's size or access lists
+  // is refused at submission; with NO (the default) it is accepted and pends for good
+  // (job_mgr.c _valid_job_part, job_limits_check). State and "no node set could ever hold it"
+  // refuse under both.
   const std::string conf =
       "NodeName=a[1-2] CPUs=16 Gres=gpu:4\nNodeName=b[1-2] CPUs=16 Gres=gpu:4\n"
       "PartitionName=main Nodes=a[1-2] Default=YES\n"
@@ -92,19 +79,19 @@ TEST_CASE("refused at submission: CANCELLED at submit with the reason, counted",
     const char* rule;
     J job;
     int32_t cpus;
-    const char* state;
-    const char* reason;
+    const char* all;  // reason under EnforcePartLimits=ALL (CANCELLED unless "None")
+    const char* no;   // under NO: refused when the same as under ALL, else pending for good
   };
   const Row rows[] = {
-      {"fits", {1, 10, 100, 100, 4, 0, "u1", "", "main", "phys"}, 0, "COMPLETED", "None"},
-      {"account allowed", {2, 10, 100, 100, 4, 0, "u1", "", "priv", "phys"}, 0, "COMPLETED", "None"},
-      {"account not allowed", {3, 10, 100, 100, 4, 0, "u2", "", "priv", "chem"}, 0, "CANCELLED", "InvalidAccount"},
-      {"partition INACTIVE", {4, 10, 100, 100, 1, 0, "u1", "", "old", "phys"}, 0, "CANCELLED", "PartitionNotAvail"},
-      {"more nodes than the partition", {5, 10, 100, 100, 3, 3, "u1", "", "main", "phys"}, 0, "CANCELLED", "InvalidNodeCount"},
-      {"more GPUs than the partition", {6, 10, 100, 100, 9, 0, "u1", "", "main", "phys"}, 0, "CANCELLED", "BadConstraints"},
-      {"more GPUs per node than any node", {7, 10, 100, 100, 6, 1, "u1", "", "main", "phys"}, 0, "CANCELLED", "BadConstraints"},
-      {"more CPUs than the partition", {8, 10, 100, 100, 0, 0, "u1", "", "main", "phys"}, 33, "CANCELLED", "TooManyCpus"},
-      {"more CPUs per node than any node", {9, 10, 100, 100, 1, 1, "u1", "", "main", "phys"}, 17, "CANCELLED", "BadConstraints"},
+      {"fits", {1, 10, 100, 100, 4, 0, "u1", "", "main", "phys"}, 0, "None", "None"},
+      {"account allowed", {2, 10, 100, 100, 4, 0, "u1", "", "priv", "phys"}, 0, "None", "None"},
+      {"account not allowed", {3, 10, 100, 100, 4, 0, "u2", "", "priv", "chem"}, 0, "InvalidAccount", "InvalidAccount*"},
+      {"partition INACTIVE", {4, 10, 100, 100, 1, 0, "u1", "", "old", "phys"}, 0, "PartitionNotAvail", "PartitionNotAvail"},
+      {"more nodes than the partition", {5, 10, 100, 100, 3, 3, "u1", "", "main", "phys"}, 0, "InvalidNodeCount", "PartitionNodeLimit"},
+      {"more GPUs than the partition", {6, 10, 100, 100, 9, 0, "u1", "", "main", "phys"}, 0, "BadConstraints", "BadConstraints"},
+      {"more GPUs per node than any node", {7, 10, 100, 100, 6, 1, "u1", "", "main", "phys"}, 0, "BadConstraints", "BadConstraints"},
+      {"more CPUs than the partition", {8, 10, 100, 100, 0, 0, "u1", "", "main", "phys"}, 33, "TooManyCpus", "PartitionConfig"},
+      {"more CPUs per node than any node", {9, 10, 100, 100, 1, 1, "u1", "", "main", "phys"}, 17, "BadConstraints", "BadConstraints"},
   };
   std::vector<J> jobs;
   std::vector<std::pair<int64_t, int32_t>> cpus;
@@ -112,21 +99,29 @@ TEST_CASE("refused at submission: CANCELLED at submit with the reason, counted",
     jobs.push_back(r.job);
     if (r.cpus > 0) cpus.push_back({r.job.id, r.cpus});
   }
-  auto res = run_conf(conf, jobs, cpus);
-  size_t refused = 0;
-  for (const auto& r : rows) {
-    INFO(r.rule);
-    CHECK(std::string(to_string(res->run(r.job.id).state)) == r.state);
-    CHECK(res->reason(r.job.id) == r.reason);
-    if (std::string(r.state) == "CANCELLED") {
-      ++refused;
-      CHECK(res->run(r.job.id).end_s == r.job.submit);  // refused when submitted, never queued
-      CHECK(res->start(r.job.id) < 0);
+  for (const bool all : {true, false}) {
+    auto res = run_conf(std::string(all ? "EnforcePartLimits=ALL\n" : "") + conf, jobs, cpus);
+    size_t refused = 0;
+    for (const auto& r : rows) {
+      INFO(r.rule << (all ? " (ALL)" : " (NO)"));
+      std::string want = all ? r.all : r.no;
+      // "*": the same name, but pending (InvalidAccount is also a pending reason, WAIT_ACCOUNT).
+      const bool pends = !all && (want != r.all || want.back() == '*');
+      if (want.back() == '*') want.pop_back();
+      CHECK(res->reason(r.job.id) == want);
+      if (want == "None") CHECK(res->run(r.job.id).state == JobState::Completed);
+      else if (pends) CHECK(res->run(r.job.id).state == JobState::Unstarted);  // still pending at the end
+      else {
+        ++refused;
+        CHECK(res->run(r.job.id).state == JobState::Cancelled);
+        CHECK(res->run(r.job.id).end_s == r.job.submit);  // refused when submitted, never queued
+        CHECK(res->start(r.job.id) < 0);
+      }
     }
+    REQUIRE(res->report.contains("refused_at_submission"));
+    CHECK(res->report["refused_at_submission"]["jobs"] == refused);
+    CHECK(res->report["refused_at_submission"]["by_error"]["Requested node configuration is not available"] == 3);
   }
-  REQUIRE(res->report.contains("refused_at_submission"));
-  CHECK(res->report["refused_at_submission"]["jobs"] == refused);
-  CHECK(res->report["refused_at_submission"]["by_error"]["Requested node configuration is not available"] == 3);
 }
 
 TEST_CASE("partition State=DOWN: its jobs queue and never start", "[slurm][submit]") {

@@ -1,0 +1,44 @@
+// MaxMemPerCPU / MaxMemPerNode (mem_limits.hpp), following job_mgr.c _valid_pn_min_mem case by
+// case: both per CPU, both per node, and the two mixed forms compared per node.
+#include "schedulers/slurm/mem_limits.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace floorsim::slurm {
+
+MemLimit mem_limit_of(const MemLimit& cluster, const MemLimit& partition) { return partition.set() ? partition : cluster; }
+
+namespace {
+int32_t clamp32(int64_t x) { return static_cast<int32_t>(std::clamp<int64_t>(x, 0, INT32_MAX)); }
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+}  // namespace
+
+bool apply_mem_limit(const MemLimit& lim, const MemLimitNode& node, JobSpec& js) {
+  if (!lim.set() || js.mem_per == JobSpec::MemPer::Gpu) return true;
+  const int64_t nodes = std::max<int32_t>(1, js.nodes);
+  const int64_t cpus = js.cpus > 0 ? js.cpus : nodes;  // one task of one CPU per node when not given
+  if (js.mem_per == JobSpec::MemPer::Cpu && lim.per_cpu > 0) {
+    if (js.mem_mib <= lim.per_cpu) return true;
+    // "increasing cpus_per_task and decreasing mem_per_cpu by factor of" the ratio.
+    const int64_t ratio = ceil_div(js.mem_mib, lim.per_cpu);
+    js.cpus = clamp32(cpus * ratio);
+    js.mem_mib = clamp32(ceil_div(js.mem_mib, ratio));
+    return true;
+  }
+  // Per node: the request, or all of the node's memory for a job that gives none.
+  const bool per_node = js.mem_per != JobSpec::MemPer::Cpu;
+  const int64_t job_node = !per_node ? -1 : js.mem_per == JobSpec::MemPer::Node && js.mem_mib > 0 ? js.mem_mib : node.mem_mib;
+  if (job_node == 0) return true;  // the node's memory is not known (or --mem=0 on a node of none)
+  if (job_node > 0 && lim.per_node > 0) return job_node <= lim.per_node;
+  // Per CPU against MaxMemPerNode: compared per node, with the job's CPUs per node (all of the
+  // node's when it gets whole nodes).
+  if (job_node < 0) return js.mem_mib * (node.whole_nodes ? node.cpus : ceil_div(cpus, nodes)) <= lim.per_node;
+  // Per node against MaxMemPerCPU: "Setting job's pn_min_cpus to N due to memory limit"; the
+  // limit times those CPUs then always holds the request.
+  const int64_t min_cpn = ceil_div(job_node, lim.per_cpu);
+  if (min_cpn > ceil_div(cpus, nodes)) js.cpus = clamp32(min_cpn * nodes);
+  return true;
+}
+
+}  // namespace floorsim::slurm
