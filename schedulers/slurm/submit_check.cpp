@@ -77,9 +77,6 @@ uint16_t part_limit_error(const PartRt& p, const Partition& conf, const JobSpec&
   return kNone;
 }
 
-// What a job over a partition limit pends with under EnforcePartLimits=NO (job_limits_check:
-// ESLURM_TOO_MANY_REQUESTED_CPUS falls to WAIT_PART_CONFIG; the account and QOS lists are then
-// checked only when nodes are selected, part_policy_valid_acct / _qos, and keep the job pending).
 // "N \"what\" (job 1, 2, 3, ...)" for each reason, joined by "; ".
 std::string listing(const std::map<uint16_t, std::vector<int64_t>>& by, const char* (*name)(uint16_t)) {
   std::string parts;
@@ -91,6 +88,9 @@ std::string listing(const std::map<uint16_t, std::vector<int64_t>>& by, const ch
   return parts;
 }
 
+// What a job over a partition limit pends with under EnforcePartLimits=NO (job_limits_check:
+// ESLURM_TOO_MANY_REQUESTED_CPUS falls to WAIT_PART_CONFIG; the account and QOS lists are then
+// checked only when nodes are selected, part_policy_valid_acct / _qos, and keep the job pending).
 uint16_t pending_reason(uint16_t refusal) {
   switch (refusal) {
     case kTooManyCpus: return kPartitionConfig;
@@ -146,7 +146,8 @@ void SlurmModel::build_submit_checks(const Workload& wl) {
     for (const auto& [r, ids] : held) total += ids.size();
     std::fprintf(stderr,
                  "floorsim: warning: %zu of %zu jobs are over a partition limit and pend for good, as slurmctld keeps "
-                 "them with EnforcePartLimits=NO: %s; jobs.csv gives each its reason\n",
+                 "them (EnforcePartLimits=NO accepts such jobs; a memory from the job defaults is checked only when "
+                 "the job is scheduled): %s; jobs.csv gives each its reason\n",
                  total, nj, listing(held, reason_text).c_str());
   }
   if (by.empty()) return;
