@@ -201,7 +201,7 @@ std::string partition_note(const std::string& k, const std::string& key, const s
 }
 
 // OverSubscribe= (or the old Shared=): EXCLUSIVE, FORCE[:N], YES[:N] or NO (slurm.conf(5); N
-// defaults to 4, read_config.c _parse_partitions). FORCE is not modelled: warned, taken as NO.
+// defaults to 4, read_config.c _parse_partitions).
 void oversubscribe(const std::string& v, const std::string& key, Partition& p, const std::string& pname,
                    const std::string& file, int ln, Notes& notes) {
   const std::string l = lower(v);
@@ -216,8 +216,10 @@ void oversubscribe(const std::string& v, const std::string& key, Partition& p, c
                                     "workload's jobs carry no such flag; floorsim shares no CPU, as with OverSubscribe=NO", pname, key, v));
   } else if (kind == "force") {
     p.oversubscribe = OverSubscribe::Force;
-    notes.add(file, ln, fmt::format("PartitionName={} {}={} is not modelled; floorsim gives each CPU to one job at a "
-                                    "time, as with OverSubscribe=NO (GPUs are never oversubscribed either way)", pname, key, v));
+    notes.add(file, ln, fmt::format("PartitionName={} {}={}: each CPU of its nodes takes up to {} jobs (floorsim counts {} "
+                                    "times their CPUs where every partition on a node forces; GPUs and memory are not "
+                                    "shared); jobs sharing a CPU keep their run times, no gang scheduling slices them",
+                                    pname, key, v, p.oversubscribe_jobs, p.oversubscribe_jobs));
   } else bad(file, ln, fmt::format("{}={}; expected EXCLUSIVE, FORCE[:N], YES[:N] or NO", key, v));
 }
 

@@ -41,4 +41,17 @@ bool apply_mem_limit(const MemLimit& lim, const MemLimitNode& node, JobSpec& js)
   return true;
 }
 
+std::vector<int32_t> cpu_share_by_node(const SlurmConfig& cfg) {
+  std::vector<int32_t> n_of(cfg.nodes.size(), 0);  // 0: in no partition yet
+  for (const auto& p : cfg.partitions) {
+    const int32_t n = p.oversubscribe == OverSubscribe::Force ? p.oversubscribe_jobs : 1;
+    for (size_t i = 0; i < cfg.nodes.size(); ++i) {
+      const bool in = p.nodes.empty() ? !p.no_nodes : std::find(p.nodes.begin(), p.nodes.end(), cfg.nodes[i].name) != p.nodes.end();
+      if (in) n_of[i] = n_of[i] == 0 ? n : std::min(n_of[i], n);
+    }
+  }
+  for (auto& n : n_of) n = std::max(n, 1);
+  return n_of;
+}
+
 }  // namespace floorsim::slurm

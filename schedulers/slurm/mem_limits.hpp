@@ -3,6 +3,7 @@
 // request (src/slurmctld/job_mgr.c _valid_pn_min_mem, called at submission under
 // EnforcePartLimits and by job_limits_check before every scheduling attempt).
 #include <cstdint>
+#include <vector>
 
 #include "schedulers/slurm/config.hpp"
 #include "sim/core/types.hpp"
@@ -29,5 +30,12 @@ struct MemLimitNode {
 // MaxMemPerNode, or per CPU times the CPUs of a node over it: false. --mem-per-gpu requests are
 // not checked (slurmctld compares pn_min_memory, which such a request leaves unset).
 bool apply_mem_limit(const MemLimit& lim, const MemLimitNode& node, JobSpec& js);
+
+// OverSubscribe=FORCE:N (slurm.conf(5): "enables each node, socket or core to oversubscribe
+// each resource N ways"; GRES never, cons_tres_share.html): by node of cfg.nodes, how many jobs
+// each CPU takes, N where every partition holding the node forces (the least N of them), 1
+// elsewhere. cluster_from_conf gives such a node N times its CPUs, so the engine's CPU
+// accounting, the main loop and backfill all count N claims per CPU; memory and GPUs are kept.
+std::vector<int32_t> cpu_share_by_node(const SlurmConfig& cfg);
 
 }  // namespace floorsim::slurm

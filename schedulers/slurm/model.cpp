@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "schedulers/common/placement.hpp"
+#include "schedulers/slurm/mem_limits.hpp"
 #include "schedulers/slurm/model.hpp"
 #include "sim/core/error.hpp"
 #include <map>
@@ -142,7 +143,7 @@ uint32_t SlurmModel::build_partitions(const ClusterConfig& cluster, const std::s
     for (size_t n = 0; n < nn_; ++n)
       if (r.mask[n]) r.gpus += cluster.node_gpus[n], r.nodes += 1, r.cpus += node_cpus(static_cast<NodeIdx>(n));
     for (size_t n = 0; n < nn_ && n < cluster.node_cpus.size(); ++n)
-      if (r.mask[n]) r.conf_cpus += cluster.node_cpus[n];
+      if (r.mask[n]) r.conf_cpus += own_cpus_.empty() ? cluster.node_cpus[n] : own_cpus_[n];  // without FORCE:N
     r.down = p.state == Partition::State::Down;
     r.conf_mask = r.mask;
     // A node slurm.conf gives as DOWN, DRAIN or FAIL stays in its partitions' sizes but takes no
@@ -403,11 +404,13 @@ ClusterConfig cluster_from_conf(const SlurmConfig& cfg) {
   if (c.leaf_names.empty()) c.leaf_names.push_back("leaf1");
   const bool any_cpus = std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.cpus_given; });
   const bool any_mem = cfg.memory_consumable && std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.real_memory_mb > 0; });
-  for (const auto& n : cfg.nodes) {
+  const std::vector<int32_t> share = cpu_share_by_node(cfg);  // OverSubscribe=FORCE:N (mem_limits.hpp)
+  for (size_t i = 0; i < cfg.nodes.size(); ++i) {
+    const NodeDef& n = cfg.nodes[i];
     c.node_names.push_back(n.name);
     c.node_gpus.push_back(n.gpus);
     // CPUs and RealMemory: 0 where a node does not give them (ClusterConfig: "not given").
-    if (any_cpus) c.node_cpus.push_back(n.cpus_given ? n.cpus : 0);
+    if (any_cpus) c.node_cpus.push_back(n.cpus_given ? n.cpus * share[i] : 0);
     if (any_mem) c.node_mem_bytes.push_back(n.real_memory_mb * 1024 * 1024);  // RealMemory is in MB (MiB)
     auto it = leaf_of.find(n.name);
     c.node_leaf.push_back(it == leaf_of.end() ? 0 : it->second);

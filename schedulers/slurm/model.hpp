@@ -398,7 +398,7 @@ class SlurmModel final : public Scheduler {
   }
   bool res_on_ = false;              // some node gives CPUs or memory
   NodeRes rfree_, rproj_;            // free CPUs and memory with free_ and with proj_
-  std::vector<int32_t> cap_cpus_, cap_mem_;  // by node (empty: not given; 0: not on that node)
+  std::vector<int32_t> cap_cpus_, cap_mem_, own_cpus_;  // by node (empty: not given; 0: not on that node); own_cpus_: without FORCE:N
   std::vector<int32_t> ufree_;       // place_res: the job's units by node
   JobSpec ujob_;                     // place_res: a CPU-only job as CPU units
   void resv_account(const Snapshot& v);

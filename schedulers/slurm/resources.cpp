@@ -17,7 +17,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <map>
 
+#include "schedulers/slurm/mem_limits.hpp"
 #include "schedulers/slurm/model.hpp"
 
 namespace floorsim::slurm {
@@ -53,7 +55,21 @@ void SlurmModel::build_resources(const Workload& wl, const ClusterConfig& cluste
         std::fprintf(stderr, "floorsim: warning: PartitionName=%s OverSubscribe=EXCLUSIVE is not modelled: the cluster gives "
                              "no CPU counts, so floorsim gives each job the GPUs it asks and shares nodes, as with NO\n", p.name.c_str());
   if (!res_on_) return;
-  if (cluster.gives_cpus()) cap_cpus_ = cluster.node_cpus;
+  if (cluster.gives_cpus()) cap_cpus_ = own_cpus_ = cluster.node_cpus;
+  // OverSubscribe=FORCE:N: cluster_from_conf gave the node N times its CPUs; a cluster from the
+  // scenario did not, and then the partition shares no CPU.
+  const std::vector<int32_t> share = cpu_share_by_node(cfg_);
+  std::map<std::string, size_t> conf_of;
+  for (size_t i = 0; i < cfg_.nodes.size(); ++i) conf_of[cfg_.nodes[i].name] = i;
+  bool unscaled = false;
+  for (size_t n = 0; n < cap_cpus_.size(); ++n)
+    if (auto it = conf_of.find(cluster.node_names[n]); it != conf_of.end() && share[it->second] > 1) {
+      if (cap_cpus_[n] == cfg_.nodes[it->second].cpus * share[it->second]) own_cpus_[n] = cfg_.nodes[it->second].cpus;
+      else unscaled = true;
+    }
+  if (unscaled)
+    std::fprintf(stderr, "floorsim: warning: OverSubscribe=FORCE is not applied where the scenario's cluster block gives "
+                         "the CPUs (only a cluster built from slurm.conf counts FORCE:N claims per CPU); those nodes share no CPU\n");
   if (cluster.gives_mem())
     for (auto b : cluster.node_mem_bytes) cap_mem_.push_back(static_cast<int32_t>(std::min<int64_t>(b >> 20, INT32_MAX)));
 }
@@ -87,7 +103,8 @@ bool SlurmModel::place_res(const JobSpec& asked, std::span<const int32_t> f, con
       ufree_[n] = 0;  // not idle
       continue;
     }
-    const int64_t c = tc ? r.cpus[n] : kAny, m = tm ? r.mem[n] : kAny, cm = tm ? cap_mem_[n] : 0;
+    // One job holds at most the node's own CPUs, also where FORCE:N counts N claims per CPU.
+    const int64_t c = tc ? std::min(r.cpus[n], own_cpus_[n]) : kAny, m = tm ? r.mem[n] : kAny, cm = tm ? cap_mem_[n] : 0;
     const int64_t g = gpu_job ? f[n] : kAny;
     // Memory "per node" kinds bind by node, not by unit.
     const bool node_mem_ok = a.per == JobSpec::MemPer::None ? (!tm || m >= cm) : a.per != JobSpec::MemPer::Node || m >= a.mem;

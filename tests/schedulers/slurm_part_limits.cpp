@@ -173,8 +173,8 @@ TEST_CASE("OverSubscribe values: modelled, assumed, warned", "[slurm][partlimits
       {"EXCLUSIVE", OverSubscribe::Exclusive, 1, ""},
       {"YES", OverSubscribe::Yes, 4, "only jobs submitted with --oversubscribe share CPUs"},
       {"YES:2", OverSubscribe::Yes, 2, "only jobs submitted with --oversubscribe share CPUs"},
-      {"FORCE", OverSubscribe::Force, 4, "OverSubscribe=FORCE is not modelled"},
-      {"FORCE:8", OverSubscribe::Force, 8, "OverSubscribe=FORCE:8 is not modelled"},
+      {"FORCE", OverSubscribe::Force, 4, "OverSubscribe=FORCE: each CPU of its nodes takes up to 4 jobs"},
+      {"FORCE:8", OverSubscribe::Force, 8, "OverSubscribe=FORCE:8: each CPU of its nodes takes up to 8 jobs"},
   };
   for (const auto& r : rows) {
     INFO(r.value);
@@ -224,4 +224,34 @@ TEST_CASE("OverSubscribe=EXCLUSIVE keeps jobs of an overlapping partition off it
   CHECK(res->start(3) == 150);
   CHECK(alloc_cpus(*res, 2) == 1);
   CHECK(alloc_cpus(*res, 3) == 16);
+}
+
+TEST_CASE("OverSubscribe=FORCE:N: N jobs per CPU, GPUs and one job's CPUs not oversubscribed", "[slurm][partlimits][oversubscribe]") {
+  // One node of 2 CPUs and 2 GPUs. Under FORCE:2 each CPU takes two jobs: four 1-CPU jobs run at
+  // once (NO: two, then two). GPUs are never shared: three 1-GPU jobs still run two at a time.
+  // One job holds at most the node's own CPUs: 3 CPUs on a node of 2 are more than the partition
+  // has (TooManyCpus; pending as PartitionConfig under EnforcePartLimits=NO), FORCE or not.
+  struct Row {
+    const char* value;
+    SimTime cpu_job4, gpu_job7;  // starts
+    int32_t cluster_cpus;        // cluster_from_conf's CPUs of the node
+  };
+  const Row rows[] = {{"NO", 100, 100, 2}, {"FORCE:2", 0, 100, 4}, {"FORCE:4", 0, 100, 8}};
+  const std::vector<J> jobs = {{1, 0, 100, 100, 0}, {2, 0, 100, 100, 0}, {3, 0, 100, 100, 0}, {4, 0, 100, 100, 0},
+                               {5, 200, 100, 100, 1}, {6, 200, 100, 100, 1}, {7, 200, 100, 100, 1}, {8, 400, 100, 100, 0}};
+  auto edit = [](JobSpec& js) { js.cpus = js.id == 8 ? 3 : 1; if (js.id >= 5 && js.id <= 7) js.submit_s = 0; };
+  for (const auto& r : rows) {
+    INFO(r.value);
+    const std::string conf = std::string("NodeName=a CPUs=2 Gres=gpu:2\nPartitionName=p Nodes=a Default=YES OverSubscribe=") + r.value + "\n";
+    CHECK(floorsim::slurm::cluster_from_conf(conf_of(conf)).node_cpus[0] == r.cluster_cpus);
+    auto res = run_conf(conf, {jobs[0], jobs[1], jobs[2], jobs[3]}, edit);
+    CHECK(res->start(4) == r.cpu_job4);
+    auto gpu = run_conf(conf, {jobs[4], jobs[5], jobs[6]}, edit);
+    CHECK(gpu->start(7) == r.gpu_job7);
+    auto big = run_conf(conf, {jobs[7]}, edit);
+    CHECK(big->reason(8) == "PartitionConfig");
+  }
+  // A node also in a partition that does not force shares no CPU.
+  const SlurmConfig mixed = conf_of("NodeName=a CPUs=2\nPartitionName=f Nodes=a OverSubscribe=FORCE:4\nPartitionName=n Nodes=a\n");
+  CHECK(floorsim::slurm::cluster_from_conf(mixed).node_cpus[0] == 2);
 }

@@ -80,7 +80,7 @@ TEST_CASE("site slurm.conf corpus: each real site's file builds its cluster and 
       {"biomedia", false, 28, 20, {"long", "rocsLong", "gpus", "interactive"}, 1, {"MaxJobCount=25000 is not modelled"}, nullptr, 1},
       {"pal-goedel", false, 1, 8, {"PAL1"}, 1, {"Gres mps is not modelled"}, nullptr, 1},
       {"fiuba", false, 11, 0, {"normal"}, 2,
-       {"Oversubscribe=FORCE:8 is not modelled", "PreemptType=preempt/partition_prio is not modelled"}},
+       {"Oversubscribe=FORCE:8: each CPU of its nodes takes up to 8 jobs", "PreemptType=preempt/partition_prio is not modelled"}},
       {"caltech-central", false, 1347, 2708, {"any", "sunshine", "dgxlo", "tensortest", "clima", "clima2", "clima3", "clima4", "ipac"}, 0,
        {"Licenses=spartan:8 is not modelled", "SuspendTime=300 is not modelled", "RequeueExit=240 is not modelled",
         "JobSubmitPlugins=require_timelimit is not modelled", "State=cloud", "PartitionName=clima LLN=yes"},
