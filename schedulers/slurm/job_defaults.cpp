@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <climits>
 
-#include "schedulers/slurm/mem_limits.hpp"
+#include "schedulers/slurm/part_limits.hpp"
 #include "schedulers/slurm/model.hpp"
 
 namespace floorsim::slurm {
@@ -26,7 +26,7 @@ JobSpec with_defaults(const JobDefaults& cluster, const JobDefaults& partition, 
   return js;
 }
 
-// With MaxMemPerCPU / MaxMemPerNode (mem_limits.hpp) applied after the defaults: a job the limit
+// With MaxMemPerCPU / MaxMemPerNode (part_limits.hpp) applied after the defaults: a job the limit
 // refuses is marked MaxMemPerLimit in jblock_ (build_submit_checks decides refuse or pend).
 void SlurmModel::build_job_defaults(const Workload& wl) {
   auto any_part = [&](auto&& f) { return std::any_of(cfg_.partitions.begin(), cfg_.partitions.end(), f); };

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "schedulers/common/placement.hpp"
-#include "schedulers/slurm/mem_limits.hpp"
+#include "schedulers/slurm/part_limits.hpp"
 #include "schedulers/slurm/model.hpp"
 #include "sim/core/error.hpp"
 #include <map>
@@ -404,7 +404,7 @@ ClusterConfig cluster_from_conf(const SlurmConfig& cfg) {
   if (c.leaf_names.empty()) c.leaf_names.push_back("leaf1");
   const bool any_cpus = std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.cpus_given; });
   const bool any_mem = cfg.memory_consumable && std::any_of(cfg.nodes.begin(), cfg.nodes.end(), [](const NodeDef& d) { return d.real_memory_mb > 0; });
-  const std::vector<int32_t> share = cpu_share_by_node(cfg);  // OverSubscribe=FORCE:N (mem_limits.hpp)
+  const std::vector<int32_t> share = cpu_share_by_node(cfg);  // OverSubscribe=FORCE:N (part_limits.hpp)
   for (size_t i = 0; i < cfg.nodes.size(); ++i) {
     const NodeDef& n = cfg.nodes[i];
     c.node_names.push_back(n.name);

@@ -19,7 +19,7 @@
 #include <cstdio>
 #include <map>
 
-#include "schedulers/slurm/mem_limits.hpp"
+#include "schedulers/slurm/part_limits.hpp"
 #include "schedulers/slurm/model.hpp"
 
 namespace floorsim::slurm {

@@ -3,7 +3,7 @@
 // _valid_pn_min_mem) and OverSubscribe (slurm.conf(5); cons_tres_share.html).
 #include <catch2/catch.hpp>
 
-#include "schedulers/slurm/mem_limits.hpp"
+#include "schedulers/slurm/part_limits.hpp"
 #include "tests/schedulers/slurm_harness.hpp"
 
 using namespace slurm_test;

@@ -1,7 +1,8 @@
 #pragma once
-// MaxMemPerCPU and MaxMemPerNode (slurm.conf(5)) as slurmctld applies them to a job's memory
-// request (src/slurmctld/job_mgr.c _valid_pn_min_mem, called at submission under
-// EnforcePartLimits and by job_limits_check before every scheduling attempt).
+// Partition rules on what a job gets: MaxMemPerCPU and MaxMemPerNode (slurm.conf(5)) on its
+// memory request, as slurmctld applies them (src/slurmctld/job_mgr.c _valid_pn_min_mem, called at
+// submission under EnforcePartLimits and by job_limits_check before every scheduling attempt);
+// OverSubscribe=FORCE:N as CPU claims per CPU.
 #include <cstdint>
 #include <vector>
 

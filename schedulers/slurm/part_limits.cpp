@@ -1,6 +1,7 @@
-// MaxMemPerCPU / MaxMemPerNode (mem_limits.hpp), following job_mgr.c _valid_pn_min_mem case by
-// case: both per CPU, both per node, and the two mixed forms compared per node.
-#include "schedulers/slurm/mem_limits.hpp"
+// Partition rules (part_limits.hpp): MaxMemPerCPU / MaxMemPerNode following job_mgr.c
+// _valid_pn_min_mem case by case (both per CPU, both per node, the two mixed forms compared per
+// node); OverSubscribe=FORCE:N by node.
+#include "schedulers/slurm/part_limits.hpp"
 
 #include <algorithm>
 #include <climits>
