@@ -24,6 +24,9 @@ inline void SlurmModel::map_reset(SimTime begin, SimTime end) {
   slice_mask_.assign(nw_, 0);
   pack_nonzero(avail_.data(), nn_, slice_mask_.data());
   avail_bits_ = slice_mask_;
+  ++scnt_gen_;
+  scnt_at_.assign(part_.size(), 0);
+  scnt_.resize(part_.size());
 }
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
@@ -39,6 +42,12 @@ uint32_t SlurmModel::map_split(SimTime t, uint32_t from) {
       slices_[i].next = k;
       slice_mask_.resize(slice_mask_.size() + nw_);
       std::copy_n(slice_mask_.begin() + static_cast<ptrdiff_t>(i * nw_), nw_, slice_mask_.begin() + static_cast<ptrdiff_t>(k * nw_));
+      // The new slice has the same nodes, so the same counts.
+      const size_t np = part_.size();
+      scnt_.resize(scnt_.size() + np);
+      scnt_at_.resize(scnt_at_.size() + np);
+      std::copy_n(scnt_.begin() + static_cast<ptrdiff_t>(i * np), np, scnt_.begin() + static_cast<ptrdiff_t>(k * np));
+      std::copy_n(scnt_at_.begin() + static_cast<ptrdiff_t>(i * np), np, scnt_at_.begin() + static_cast<ptrdiff_t>(k * np));
       return k;
     }
   }
@@ -55,8 +64,23 @@ inline void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
   const uint32_t a = map_split(start, from);
   if (a == kNoIdx) return;
   map_split(end, a);
-  for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
-    for (size_t w = 0; w < nw_; ++w) slice_mask_[i * nw_ + w] &= ~share_bits_[w];  // whole nodes (backfill.c _add_reservation)
+  const size_t np = part_.size();
+  for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next) {
+    // Counts still current lose the GPUs of the nodes that leave the slice (a few nodes).
+    bool counted = false;
+    for (size_t p = 0; p < np; ++p) counted |= scnt_at_[i * np + p] == scnt_gen_;
+    for (size_t w = 0; w < nw_; ++w) {
+      uint64_t& sm = slice_mask_[i * nw_ + w];
+      if (counted)
+        for (uint64_t gone = sm & share_bits_[w]; gone != 0; gone &= gone - 1) {
+          const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(gone));
+          const uint64_t bit = gone & (~gone + 1);
+          for (size_t p = 0; p < np; ++p)
+            if (scnt_at_[i * np + p] == scnt_gen_ && (part_bits_[p * nw_ + w] & bit) != 0) scnt_[i * np + p] -= top_val_[n];
+        }
+      sm &= ~share_bits_[w];  // whole nodes (backfill.c _add_reservation)
+    }
+  }
 }
 
 // ct:_will_run_test: release running jobs in end-time order, in groups (see below); the first
@@ -179,6 +203,59 @@ inline bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t
   return plan_sum(level(kx)) < gpus;
 }
 
+// Slice i's count for partition p (see scnt_), computed when first asked after a change.
+inline int64_t SlurmModel::slice_gpus(uint32_t i, uint32_t p) {
+  const size_t x = i * part_.size() + p;
+  if (scnt_at_[x] == scnt_gen_) return scnt_[x];
+  const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
+  const uint64_t* __restrict pb = part_bits_.data() + p * nw_;
+  const uint64_t* __restrict L = level(grp_k_.back());
+  int64_t s = 0;
+  for (int b = 0; b < planes_; ++b) {
+    int64_t c = 0;
+    for (size_t w = 0; w < nw_; ++w) c += popcount64(sm[w] & pb[w] & L[b * nw_ + w]);
+    s += c << b;
+  }
+  scnt_[x] = s;
+  scnt_at_[x] = scnt_gen_;
+  return s;
+}
+
+// The last slice from `first` that begins by end_time (the slices a test at first's start ANDs)
+// whose count for partition p is below `gpus`; kNoIdx if none. Every test whose window starts
+// in a slice up to that one has it in its window: none of them can fit (plan_fits_ever fails).
+inline uint32_t SlurmModel::last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p) {
+  uint32_t last = kNoIdx;
+  for (uint32_t i = first; i != kNoIdx && slices_[i].begin <= end_time; i = slices_[i].next)
+    if (slice_gpus(i, p) < gpus) last = i;
+  return last;
+}
+
+// will_run_fast with its last answer kept: a job's retries at later slices mostly test the
+// same mask (the window's AND does not change), and the answer is a function of the mask, the
+// job's GPUs and the plan (scnt_gen_ moves with every plan built).
+bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+  if (!plan_ok_) build_plan(v);
+  WrfMemo& m = wrf_memo_;
+  if (planes_ != 0 && m.gen == scnt_gen_ && m.job == cur_bf_job_ && m.gpus == js.gpus &&
+      std::equal(m.mask.begin(), m.mask.end(), mbits_.begin(), mbits_.end())) {
+    if (!m.ok) return false;
+    lazy_ok_ = true;
+    lazy_k_ = m.k;
+    start_s = m.t;
+    return true;
+  }
+  const bool ok = will_run_fast(v, js, start_s);
+  m.gen = planes_ != 0 ? scnt_gen_ : 0;  // will_run's answers are not kept
+  m.job = cur_bf_job_;
+  m.gpus = js.gpus;
+  m.mask.assign(mbits_.begin(), mbits_.end());
+  m.ok = ok;
+  m.k = lazy_k_;
+  m.t = start_s;
+  return ok;
+}
+
 bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) {
@@ -199,20 +276,29 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   bool meets_all = true;
   for (size_t w = 0; w < nw_ && meets_all; ++w) meets_all = (run_bits_[w] & ~mbits_[w]) == 0;
   if (!meets_all) {
+    // Sums only grow from level to level, so a test passes exactly when its level is at or
+    // past kstar, the first level whose sum holds the job (a binary search: the walk then
+    // compares indices instead of summing the mask at every group).
+    size_t lo = 1, hi = grp_k_.back();  // level 0 holds fewer; the last tested level holds enough
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (plan_sum(level(mid)) >= js.gpus) hi = mid;
+      else lo = mid + 1;
+    }
+    const size_t kstar = lo;
     size_t next_k = 0;
     auto release = [&](size_t k) {
-      const uint64_t* eb = end_bits_.data() + k * nw_;
+      // Only the words the job's nodes are in: a step costs the job's nodes, not the cluster's.
+      const EndWord* __restrict ew = end_words_.data();
+      const uint64_t* __restrict mb = mbits_.data();
       uint64_t any = 0;
-      if (nw_ == 2) any = (eb[0] & mbits_[0]) | (eb[1] & mbits_[1]);  // up to 128 nodes
-      else if (nw_ == 1) any = eb[0] & mbits_[0];
-      else
-        for (size_t w = 0; w < nw_; ++w) any |= eb[w] & mbits_[w];
+      for (uint32_t i = end_woff_[k], e = end_woff_[k + 1]; i < e; ++i) any |= ew[i].bits & mb[ew[i].w];
       next_k = k + 1;
       return any != 0;
     };
     SimTime last_end = 0;
     size_t walked = 0;
-    if (!release_walk(release, [&] { return plan_sum(level(next_k)) >= js.gpus; }, last_end, walked)) return false;
+    if (!release_walk(release, [&] { return next_k >= kstar; }, last_end, walked)) return false;
     lazy_k_ = static_cast<uint32_t>(next_k);
     start_s = last_end <= v.now ? v.now + 1 : last_end;
     return true;
@@ -490,6 +576,20 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     // The first slice alone bounds the mask (the walk only ANDs more in): when even it cannot
     // hold the job by later_start, retry_by_sums would answer 1 (every end within the window),
     // so the walk is skipped.
+    // The count summary: a slice in the window too short of GPUs decides this test and every
+    // later one whose window still holds that slice: each retries at its later_start (the
+    // window's mask cannot hold the job: will_run_fast has no answer), the last one with none
+    // ends the loop. Counted as the iterations they are.
+    if (fast && first != kNoIdx) {
+      if (!plan_ok_) build_plan(v);
+      const uint32_t short_slice = planes_ == 0 ? kNoIdx : last_short_slice(first, end_time, js.gpus, jpart_[j]);
+      if (short_slice != kNoIdx) {
+        for (; first != short_slice; first = slices_[first].next, ++guard) start_res = slices_[first].end;
+        if (slices_[first].next == kNoIdx) break;
+        start_res = slices_[first].end;
+        continue;
+      }
+    }
     if (fast && later_start > 0 && retry_on_slice(v, js.gpus, first, pbits, later_start, v.now + sp.bf_window_s, kx)) {
       start_res = later_start;
       continue;
@@ -523,7 +623,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       if (r < 0) break;
     }
     SimTime t = 0;
-    if (!(fast ? will_run_fast(v, js, t) : will_run(v, j, js, t))) {
+    if (!(fast ? will_run_fast_memo(v, js, t) : will_run(v, j, js, t))) {
       // job_test_resv: an advanced reservation in the way moves the start to its end.
       if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
           (later_start == 0 || resv_next_free_ < later_start))
