@@ -315,6 +315,26 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   return true;
 }
 
+// lp_gpus_ and lp_cpus_: free_ and cfree_ with the first k ends released. Kept from one call
+// to the next (a plan's reservations sit at nearby levels) and moved level to level by adding
+// or taking back the ends between (integer sums, exact both ways); restarted with each plan.
+void SlurmModel::lvl_proj_to(const Snapshot& v, size_t k) {
+  if (lp_gen_ != scnt_gen_) {
+    lp_gen_ = scnt_gen_;
+    lp_gpus_ = free_;
+    lp_cpus_ = cfree_;
+    lp_k_ = 0;
+  }
+  for (; lp_k_ < k; ++lp_k_) {
+    cpus_take(ends_[lp_k_].job, end_alloc(v, ends_[lp_k_]), lp_cpus_, -1);
+    for (const auto& s : end_alloc(v, ends_[lp_k_])) lp_gpus_[s.node] += s.gpus;
+  }
+  for (; lp_k_ > k; --lp_k_) {
+    cpus_take(ends_[lp_k_ - 1].job, end_alloc(v, ends_[lp_k_ - 1]), lp_cpus_, +1);
+    for (const auto& s : end_alloc(v, ends_[lp_k_ - 1])) lp_gpus_[s.node] -= s.gpus;
+  }
+}
+
 // The placement will_run would have made for will_run_fast's answer (same projection on the
 // same mask, so the same shares_).
 bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
@@ -390,14 +410,10 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
     return need == 0;
   }
   expand_bits(mbits_, mask_);
+  lvl_proj_to(v, lazy_k_);
   proj_.resize(nn_);
-  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
-  cproj_ = cfree_;
-  for (size_t k = 0; k < lazy_k_; ++k) {
-    cpus_take(ends_[k].job, end_alloc(v, ends_[k]), cproj_, -1);
-    for (const auto& s : end_alloc(v, ends_[k]))
-      if (mask_[s.node]) proj_[s.node] += s.gpus;
-  }
+  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? lp_gpus_[n] : 0;
+  cproj_ = lp_cpus_;
   cpu_view_ = cproj_.data();
   const bool ok = fit(js, proj_);
   cpu_view_ = cfree_.data();

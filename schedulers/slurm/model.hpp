@@ -541,6 +541,10 @@ class SlurmModel final : public Scheduler {
     SimTime t = 0;
   };
   WrfMemo wrf_memo_;
+  void lvl_proj_to(const Snapshot& v, size_t k);
+  std::vector<int32_t> lp_gpus_, lp_cpus_;  // lvl_proj_to's projection at level lp_k_
+  size_t lp_k_ = 0;
+  uint64_t lp_gen_ = 0;                      // scnt_gen_ it was built for
   [[gnu::always_inline]] inline int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
   [[gnu::always_inline]] inline bool retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
                       SimTime window_end, size_t& kx);
