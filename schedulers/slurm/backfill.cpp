@@ -234,11 +234,16 @@ inline uint32_t SlurmModel::last_short_slice(uint32_t first, SimTime end_time, i
 // will_run_fast with its last answer kept: a job's retries at later slices mostly test the
 // same mask (the window's AND does not change), and the answer is a function of the mask, the
 // job's GPUs and the plan (scnt_gen_ moves with every plan built).
+inline bool SlurmModel::memo_holds(const JobSpec& js) const {
+  const WrfMemo& m = wrf_memo_;
+  return plan_ok_ && planes_ != 0 && m.gen == scnt_gen_ && m.job == cur_bf_job_ && m.gpus == js.gpus &&
+         std::equal(m.mask.begin(), m.mask.end(), mbits_.begin(), mbits_.end());
+}
+
 bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
   if (!plan_ok_) build_plan(v);
-  WrfMemo& m = wrf_memo_;
-  if (planes_ != 0 && m.gen == scnt_gen_ && m.job == cur_bf_job_ && m.gpus == js.gpus &&
-      std::equal(m.mask.begin(), m.mask.end(), mbits_.begin(), mbits_.end())) {
+  if (memo_holds(js)) {
+    const WrfMemo& m = wrf_memo_;
     if (!m.ok) return false;
     lazy_ok_ = true;
     lazy_k_ = m.k;
@@ -246,6 +251,7 @@ bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTim
     return true;
   }
   const bool ok = will_run_fast(v, js, start_s);
+  WrfMemo& m = wrf_memo_;
   m.gen = planes_ != 0 ? scnt_gen_ : 0;  // will_run's answers are not kept
   m.job = cur_bf_job_;
   m.gpus = js.gpus;
@@ -630,7 +636,10 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       break;
     }
     // A retry is decided by sums alone when the job cannot fit by later_start: see retry_by_sums.
-    if (fast && later_start > 0) {
+    // Not needed when will_run_fast's kept answer for this mask is a start: the outcome below
+    // follows from that start alone (retry_by_sums' retry means it is past later_start but
+    // within the window, its -1 that it is past the window: what the start itself says).
+    if (fast && later_start > 0 && !(memo_holds(js) && wrf_memo_.ok)) {
       const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s, kx);
       if (r > 0) {
         start_res = later_start;

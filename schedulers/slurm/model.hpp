@@ -541,6 +541,7 @@ class SlurmModel final : public Scheduler {
     SimTime t = 0;
   };
   WrfMemo wrf_memo_;
+  [[gnu::always_inline]] inline bool memo_holds(const JobSpec& js) const;  // wrf_memo_ is for mbits_ and this plan
   void lvl_proj_to(const Snapshot& v, size_t k);
   std::vector<int32_t> lp_gpus_, lp_cpus_;  // lvl_proj_to's projection at level lp_k_
   size_t lp_k_ = 0;
