@@ -66,20 +66,22 @@ inline void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
   map_split(end, a);
   const size_t np = part_.size();
   for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next) {
-    // Counts still current lose the GPUs of the nodes that leave the slice (a few nodes).
-    bool counted = false;
-    for (size_t p = 0; p < np; ++p) counted |= scnt_at_[i * np + p] == scnt_gen_;
-    for (size_t w = 0; w < nw_; ++w) {
-      uint64_t& sm = slice_mask_[i * nw_ + w];
-      if (counted)
-        for (uint64_t gone = sm & share_bits_[w]; gone != 0; gone &= gone - 1) {
-          const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(gone));
-          const uint64_t bit = gone & (~gone + 1);
-          for (size_t p = 0; p < np; ++p)
-            if (scnt_at_[i * np + p] == scnt_gen_ && (part_bits_[p * nw_ + w] & bit) != 0) scnt_[i * np + p] -= top_val_[n];
-        }
-      sm &= ~share_bits_[w];  // whole nodes (backfill.c _add_reservation)
+    uint64_t* sm = slice_mask_.data() + i * nw_;
+    // Counts still current lose the GPUs of the nodes that leave the slice (popcounts on the
+    // plan's planes, over the words the reservation's nodes are in).
+    for (size_t p = 0; p < np; ++p) {
+      if (scnt_at_[i * np + p] != scnt_gen_) continue;
+      const uint64_t* __restrict pb = part_bits_.data() + p * nw_;
+      const uint64_t* __restrict L = level(grp_k_.back());
+      int64_t gone = 0;
+      for (size_t w = 0; w < nw_; ++w) {
+        const uint64_t g = sm[w] & share_bits_[w] & pb[w];
+        if (g == 0) continue;
+        for (int b = 0; b < planes_; ++b) gone += static_cast<int64_t>(popcount64(g & L[b * nw_ + w])) << b;
+      }
+      scnt_[i * np + p] -= gone;
     }
+    for (size_t w = 0; w < nw_; ++w) sm[w] &= ~share_bits_[w];  // whole nodes (backfill.c _add_reservation)
   }
 }
 
@@ -224,10 +226,17 @@ inline int64_t SlurmModel::slice_gpus(uint32_t i, uint32_t p) {
 // The last slice from `first` that begins by end_time (the slices a test at first's start ANDs)
 // whose count for partition p is below `gpus`; kNoIdx if none. Every test whose window starts
 // in a slice up to that one has it in its window: none of them can fit (plan_fits_ever fails).
-inline uint32_t SlurmModel::last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p) {
+// ok: a slice up to which every slice from `first` is known to hold `gpus` (kNoIdx: none), as
+// this call leaves it for the next test of the same job (the map does not change meanwhile):
+// the scan starts after it, so one job's tests read each slice's count about once.
+inline uint32_t SlurmModel::last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p, uint32_t& ok) {
+  uint32_t i = first;
+  if (ok != kNoIdx && slices_[ok].begin >= slices_[first].begin) i = slices_[ok].next;
   uint32_t last = kNoIdx;
-  for (uint32_t i = first; i != kNoIdx && slices_[i].begin <= end_time; i = slices_[i].next)
+  for (; i != kNoIdx && slices_[i].begin <= end_time; i = slices_[i].next) {
     if (slice_gpus(i, p) < gpus) last = i;
+    ok = i;  // the tests after a jump past `last` start after it: from there on all hold
+  }
   return last;
 }
 
@@ -588,6 +597,8 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
   SimTime later_start = 0;
   uint32_t first = 0;  // the map's first slice
   size_t kx = 0;       // retry_by_sums' level for the last later_start
+  uint32_t ok_slice = kNoIdx;  // last_short_slice's slices known to hold the job
+  uint64_t ok_gen = 0;         // ... for the counts of this scnt_gen_
   for (int guard = 0; guard < 10000; ++guard) {
     const SimTime end_time = start_res + test_limit;
     // Slices are contiguous and start_res only grows while one job is tested, so the walk
@@ -604,7 +615,8 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     // ends the loop. Counted as the iterations they are.
     if (fast && first != kNoIdx) {
       if (!plan_ok_) build_plan(v);
-      const uint32_t short_slice = planes_ == 0 ? kNoIdx : last_short_slice(first, end_time, js.gpus, jpart_[j]);
+      if (ok_gen != scnt_gen_) ok_slice = kNoIdx, ok_gen = scnt_gen_;
+      const uint32_t short_slice = planes_ == 0 ? kNoIdx : last_short_slice(first, end_time, js.gpus, jpart_[j], ok_slice);
       if (short_slice != kNoIdx) {
         for (; first != short_slice; first = slices_[first].next, ++guard) start_res = slices_[first].end;
         if (slices_[first].next == kNoIdx) break;

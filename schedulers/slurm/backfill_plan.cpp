@@ -110,13 +110,6 @@ void SlurmModel::build_plan(const Snapshot& v) {
   plan_ok_ = true;
   ++scnt_gen_;  // the map's counts were of the old levels
   build_plan_levels(v);
-  if (planes_ == 0) return;
-  // The values at the level the counts are of, by node (map_add subtracts them).
-  const uint64_t* L = level(grp_k_.back());
-  top_val_.assign(nn_, 0);
-  for (int b = 0; b < planes_; ++b)
-    for (size_t w = 0; w < nw_; ++w)
-      for (uint64_t m = L[b * nw_ + w]; m != 0; m &= m - 1) top_val_[w * 64 + static_cast<size_t>(std::countr_zero(m))] |= 1 << b;
 }
 
 void SlurmModel::build_plan_levels(const Snapshot& v) {

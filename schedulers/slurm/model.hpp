@@ -738,9 +738,8 @@ class SlurmModel final : public Scheduler {
   std::vector<int64_t> scnt_;
   std::vector<uint64_t> scnt_at_;     // by slice x partition: scnt_gen_ when scnt_ was set
   uint64_t scnt_gen_ = 1;             // bumped when the map is reset or the plan rebuilt
-  std::vector<int32_t> top_val_;      // by node: GPUs at that level (map_add's updates)
   [[gnu::always_inline]] inline int64_t slice_gpus(uint32_t i, uint32_t p);
-  [[gnu::always_inline]] inline uint32_t last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p);
+  [[gnu::always_inline]] inline uint32_t last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p, uint32_t& ok);
   std::vector<uint64_t> accw_;        // AND of the slices a test spans
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
