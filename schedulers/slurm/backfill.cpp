@@ -25,8 +25,7 @@ inline void SlurmModel::map_reset(SimTime begin, SimTime end) {
   pack_nonzero(avail_.data(), nn_, slice_mask_.data());
   avail_bits_ = slice_mask_;
   ++scnt_gen_;
-  scnt_at_.assign(part_.size(), 0);
-  scnt_.resize(part_.size());
+  scnt_.assign(part_.size(), SliceCount{0, 0});
 }
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
@@ -45,9 +44,7 @@ uint32_t SlurmModel::map_split(SimTime t, uint32_t from) {
       // The new slice has the same nodes, so the same counts.
       const size_t np = part_.size();
       scnt_.resize(scnt_.size() + np);
-      scnt_at_.resize(scnt_at_.size() + np);
       std::copy_n(scnt_.begin() + static_cast<ptrdiff_t>(i * np), np, scnt_.begin() + static_cast<ptrdiff_t>(k * np));
-      std::copy_n(scnt_at_.begin() + static_cast<ptrdiff_t>(i * np), np, scnt_at_.begin() + static_cast<ptrdiff_t>(k * np));
       return k;
     }
   }
@@ -70,7 +67,7 @@ inline void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
     // Counts still current lose the GPUs of the nodes that leave the slice (popcounts on the
     // plan's planes, over the words the reservation's nodes are in).
     for (size_t p = 0; p < np; ++p) {
-      if (scnt_at_[i * np + p] != scnt_gen_) continue;
+      if (scnt_[i * np + p].at != scnt_gen_) continue;
       const uint64_t* __restrict pb = part_bits_.data() + p * nw_;
       const uint64_t* __restrict L = level(grp_k_.back());
       int64_t gone = 0;
@@ -79,7 +76,7 @@ inline void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
         if (g == 0) continue;
         for (int b = 0; b < planes_; ++b) gone += static_cast<int64_t>(popcount64(g & L[b * nw_ + w])) << b;
       }
-      scnt_[i * np + p] -= gone;
+      scnt_[i * np + p].gpus -= gone;
     }
     for (size_t w = 0; w < nw_; ++w) sm[w] &= ~share_bits_[w];  // whole nodes (backfill.c _add_reservation)
   }
@@ -208,7 +205,7 @@ inline bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t
 // Slice i's count for partition p (see scnt_), computed when first asked after a change.
 inline int64_t SlurmModel::slice_gpus(uint32_t i, uint32_t p) {
   const size_t x = i * part_.size() + p;
-  if (scnt_at_[x] == scnt_gen_) return scnt_[x];
+  if (scnt_[x].at == scnt_gen_) return scnt_[x].gpus;
   const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
   const uint64_t* __restrict pb = part_bits_.data() + p * nw_;
   const uint64_t* __restrict L = level(grp_k_.back());
@@ -218,8 +215,7 @@ inline int64_t SlurmModel::slice_gpus(uint32_t i, uint32_t p) {
     for (size_t w = 0; w < nw_; ++w) c += popcount64(sm[w] & pb[w] & L[b * nw_ + w]);
     s += c << b;
   }
-  scnt_[x] = s;
-  scnt_at_[x] = scnt_gen_;
+  scnt_[x] = {s, scnt_gen_};
   return s;
 }
 

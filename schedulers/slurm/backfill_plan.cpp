@@ -57,20 +57,21 @@ inline bool SlurmModel::fill_levels(const Snapshot& v, size_t per, Add&& add) {
   end_words_.clear();
   end_woff_.assign(1, 0);
   run_bits_.assign(nw_, 0);
+  ew_scratch_.assign(nw_, 0);  // one end's nodes; every word is zero again after each end
   for (size_t k = 0; k < ne; ++k) {
     uint64_t* level = lvl_bits_.data() + (k + 1) * per;
     std::copy_n(level - per, per, level);
     lvl_t_[k + 1] = ends_[k].t;
-    const size_t first = end_words_.size();
     for (const auto& s : end_alloc(v, ends_[k])) {
       if (!add(level, s)) return false;
+      ew_scratch_[s.node >> 6] |= uint64_t{1} << (s.node & 63);
+    }
+    for (const auto& s : end_alloc(v, ends_[k])) {
       const auto w = static_cast<uint32_t>(s.node >> 6);
-      const uint64_t b = uint64_t{1} << (s.node & 63);
-      size_t i = first;
-      while (i < end_words_.size() && end_words_[i].w != w) ++i;
-      if (i == end_words_.size()) end_words_.push_back({w, 0});
-      end_words_[i].bits |= b;
-      run_bits_[w] |= b;
+      if (ew_scratch_[w] == 0) continue;  // this word is listed already
+      end_words_.push_back({w, ew_scratch_[w]});
+      run_bits_[w] |= ew_scratch_[w];
+      ew_scratch_[w] = 0;
     }
     end_woff_.push_back(static_cast<uint32_t>(end_words_.size()));
   }

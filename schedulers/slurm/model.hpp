@@ -735,8 +735,11 @@ class SlurmModel final : public Scheduler {
   // slice's nodes in the partition once every planned release is in (the level plan_fits_ever
   // tests). A job's mask over a window is the AND of its slices, so any one slice's count bounds
   // the mask's: a window with a slice below the job's GPUs cannot hold it, whatever the nodes.
-  std::vector<int64_t> scnt_;
-  std::vector<uint64_t> scnt_at_;     // by slice x partition: scnt_gen_ when scnt_ was set
+  struct SliceCount {
+    int64_t gpus;
+    uint64_t at;  // scnt_gen_ when gpus was set (else stale)
+  };
+  std::vector<SliceCount> scnt_;
   uint64_t scnt_gen_ = 1;             // bumped when the map is reset or the plan rebuilt
   [[gnu::always_inline]] inline int64_t slice_gpus(uint32_t i, uint32_t p);
   [[gnu::always_inline]] inline uint32_t last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p, uint32_t& ok);
@@ -787,6 +790,7 @@ class SlurmModel final : public Scheduler {
   };
   std::vector<EndWord> end_words_;
   std::vector<uint32_t> end_woff_;
+  std::vector<uint64_t> ew_scratch_;  // fill_levels: one end's nodes
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
   // last sorted, which an insertion sort turns into the new order cheaply.
