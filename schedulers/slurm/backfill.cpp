@@ -178,7 +178,12 @@ inline int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime la
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) return 0;
   kx = first_after_from(later_start, kx);
-  if (plan_sum(level(kx)) >= gpus) return 0;
+  // What the sum says bounds will_run_fast's search for the first level holding the job.
+  if (plan_sum(level(kx)) >= gpus) {
+    ks_hi_ = kx;
+    return 0;
+  }
+  ks_lo_ = kx + 1;
   if (!plan_fits_ever(gpus)) return 1;  // no answer
   // An answer is the end time of a released job (or now + 1), so it is within the window when
   // every job ends within it.
@@ -290,7 +295,8 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     // Sums only grow from level to level, so a test passes exactly when its level is at or
     // past kstar, the first level whose sum holds the job (a binary search: the walk then
     // compares indices instead of summing the mask at every group).
-    size_t lo = 1, hi = grp_k_.back();  // level 0 holds fewer; the last tested level holds enough
+    // Level 0 holds fewer; the last tested level holds enough; retry_by_sums may have narrowed it.
+    size_t lo = std::max<size_t>(1, ks_lo_), hi = std::min<size_t>(grp_k_.back(), ks_hi_);
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
       if (plan_sum(level(mid)) >= js.gpus) hi = mid;
@@ -643,6 +649,8 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       }
       break;
     }
+    ks_lo_ = 0;  // nothing known yet of this mask's sums
+    ks_hi_ = SIZE_MAX;
     // A retry is decided by sums alone when the job cannot fit by later_start: see retry_by_sums.
     // Not needed when will_run_fast's kept answer for this mask is a start: the outcome below
     // follows from that start alone (retry_by_sums' retry means it is past later_start but

@@ -541,6 +541,9 @@ class SlurmModel final : public Scheduler {
     SimTime t = 0;
   };
   WrfMemo wrf_memo_;
+  // The first level whose sum on mbits_ holds the tested job is in [ks_lo_, ks_hi_] (what
+  // retry_by_sums found out about this mask; will_run_fast searches only there).
+  size_t ks_lo_ = 0, ks_hi_ = SIZE_MAX;
   [[gnu::always_inline]] inline bool memo_holds(const JobSpec& js) const;  // wrf_memo_ is for mbits_ and this plan
   void lvl_proj_to(const Snapshot& v, size_t k);
   std::vector<int32_t> lp_gpus_, lp_cpus_;  // lvl_proj_to's projection at level lp_k_
