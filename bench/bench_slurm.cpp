@@ -12,7 +12,7 @@
 // D days (the last copy partly): the trace's bursts add up, so queues form at any size.
 // --table replays 100x8, 500x8, 1000x8 and 2000x8 at --load (default 0.86) and prints shape,
 // jobs, seconds, the ratio, the per-job cost and the log-log slope of per-job cost against
-// node count.
+// node count, with a hash of Slurm's start times (a speed change must leave it unchanged).
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -64,6 +64,7 @@ double cpu_s() {
 
 struct Timed {
   double best_s = 0, mean_wait_s = 0;
+  uint64_t starts_hash = 0;  // FNV-1a of every job's first start: a speed change must keep it
   EngineStats st;
 };
 
@@ -86,8 +87,15 @@ Timed replay(const Workload& w, const ClusterConfig& cl, const cfg::json& block,
       t.best_s = s;
       t.st = eng.stats();
       double tot = 0;
-      for (size_t j = 0; j < w.jobs.size(); ++j)
-        if (eng.runs()[j].first_start_s >= 0) tot += eng.runs()[j].first_start_s - w.jobs[j].submit_s;
+      uint64_t h = 1469598103934665603ULL;
+      for (size_t j = 0; j < w.jobs.size(); ++j) {
+        const SimTime st = eng.runs()[j].first_start_s;
+        if (st >= 0) tot += st - w.jobs[j].submit_s;
+        uint64_t bits;
+        std::memcpy(&bits, &st, sizeof bits);
+        h = (h ^ bits) * 1099511628211ULL;
+      }
+      t.starts_hash = h;
       t.mean_wait_s = w.jobs.empty() ? 0 : tot / static_cast<double>(w.jobs.size());
     }
   }
@@ -114,7 +122,7 @@ double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) 
 
 int table(const Workload& base, double load, double days, int reps) {
   std::printf("KTH-SP2 superposed to %.0f%% load over %g days, best of %d\n", load * 100, days, reps);
-  std::printf("%-8s %9s %10s %10s %7s %14s\n", "shape", "jobs", "slurm_s", "easy_s", "ratio", "slurm_us/job");
+  std::printf("%-8s %9s %10s %10s %7s %14s %18s\n", "shape", "jobs", "slurm_s", "easy_s", "ratio", "slurm_us/job", "slurm_starts_hash");
   std::vector<double> xs, ys;
   for (int nodes : {100, 500, 1000, 2000}) {
     const ClusterConfig cl = uniform_cluster("sp", static_cast<size_t>(nodes), 8);
@@ -123,8 +131,8 @@ int table(const Workload& base, double load, double days, int reps) {
     const double per = s.best_s / static_cast<double>(w.jobs.size()) * 1e6;
     xs.push_back(nodes);
     ys.push_back(per);
-    std::printf("%-8s %9zu %10.3f %10.3f %7.1f %14.1f\n", (std::to_string(nodes) + "x8").c_str(), w.jobs.size(), s.best_s,
-                e.best_s, s.best_s / e.best_s, per);
+    std::printf("%-8s %9zu %10.3f %10.3f %7.1f %14.1f %18llx\n", (std::to_string(nodes) + "x8").c_str(), w.jobs.size(), s.best_s,
+                e.best_s, s.best_s / e.best_s, per, static_cast<unsigned long long>(s.starts_hash));
     std::fflush(stdout);
   }
   std::printf("log-log slope of slurm per-job cost over node count: %.2f\n", loglog_slope(xs, ys));
@@ -170,7 +178,7 @@ int main(int argc, char** argv) {
   std::printf("trace %s: %zu jobs, %d nodes x %d GPU", path.c_str(), w.jobs.size(), nodes, gpus);
   if (load > 0) std::printf(", superposed to %.0f%% load over %g days", load * 100, days);
   std::printf(", best of %d\n", reps);
-  std::printf("%-16s %12s %12s %10s %10s %14s\n", "model", "jobs/s", "events/s", "passes", "seconds", "mean_wait_s");
+  std::printf("%-16s %12s %12s %10s %10s %14s %18s\n", "model", "jobs/s", "events/s", "passes", "seconds", "mean_wait_s", "starts_hash");
   double secs[2] = {0, 0};
   int k = 0;
   for (const cfg::json* block : {&kEasy, &kSlurm}) {
@@ -181,8 +189,8 @@ int main(int argc, char** argv) {
     }
     const Timed t = replay(w, cl, *block, reps);
     secs[k++] = t.best_s;
-    std::printf("%-16s %12.0f %12.0f %10llu %10.3f %14.1f\n", type.c_str(), jobs / t.best_s, t.st.events / t.best_s,
-                static_cast<unsigned long long>(t.st.passes), t.best_s, t.mean_wait_s);
+    std::printf("%-16s %12.0f %12.0f %10llu %10.3f %14.1f %18llx\n", type.c_str(), jobs / t.best_s, t.st.events / t.best_s,
+                static_cast<unsigned long long>(t.st.passes), t.best_s, t.mean_wait_s, static_cast<unsigned long long>(t.starts_hash));
   }
   if (only.empty()) std::printf("slurm / easy_backfill time: %.2fx\n", secs[1] / secs[0]);
   return 0;

@@ -24,6 +24,8 @@ inline void SlurmModel::map_reset(SimTime begin, SimTime end) {
   slice_mask_.assign(nw_, 0);
   pack_nonzero(avail_.data(), nn_, slice_mask_.data());
   avail_bits_ = slice_mask_;
+  ++scnt_gen_;
+  scnt_.assign(part_.size(), SliceCount{0, 0});
 }
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
@@ -39,6 +41,10 @@ uint32_t SlurmModel::map_split(SimTime t, uint32_t from) {
       slices_[i].next = k;
       slice_mask_.resize(slice_mask_.size() + nw_);
       std::copy_n(slice_mask_.begin() + static_cast<ptrdiff_t>(i * nw_), nw_, slice_mask_.begin() + static_cast<ptrdiff_t>(k * nw_));
+      // The new slice has the same nodes, so the same counts.
+      const size_t np = part_.size();
+      scnt_.resize(scnt_.size() + np);
+      std::copy_n(scnt_.begin() + static_cast<ptrdiff_t>(i * np), np, scnt_.begin() + static_cast<ptrdiff_t>(k * np));
       return k;
     }
   }
@@ -55,8 +61,25 @@ inline void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
   const uint32_t a = map_split(start, from);
   if (a == kNoIdx) return;
   map_split(end, a);
-  for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next)
-    for (size_t w = 0; w < nw_; ++w) slice_mask_[i * nw_ + w] &= ~share_bits_[w];  // whole nodes (backfill.c _add_reservation)
+  const size_t np = part_.size();
+  for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next) {
+    uint64_t* sm = slice_mask_.data() + i * nw_;
+    // Counts still current lose the GPUs of the nodes that leave the slice (popcounts on the
+    // plan's planes, over the words the reservation's nodes are in).
+    for (size_t p = 0; p < np; ++p) {
+      if (scnt_[i * np + p].at != scnt_gen_) continue;
+      const uint64_t* __restrict pb = part_bits_.data() + p * nw_;
+      const uint64_t* __restrict L = level(grp_k_.back());
+      int64_t gone = 0;
+      for (size_t w = 0; w < nw_; ++w) {
+        const uint64_t g = sm[w] & share_bits_[w] & pb[w];
+        if (g == 0) continue;
+        for (int b = 0; b < planes_; ++b) gone += static_cast<int64_t>(popcount64(g & L[b * nw_ + w])) << b;
+      }
+      scnt_[i * np + p].gpus -= gone;
+    }
+    for (size_t w = 0; w < nw_; ++w) sm[w] &= ~share_bits_[w];  // whole nodes (backfill.c _add_reservation)
+  }
 }
 
 // ct:_will_run_test: release running jobs in end-time order, in groups (see below); the first
@@ -155,7 +178,12 @@ inline int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime la
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) return 0;
   kx = first_after_from(later_start, kx);
-  if (plan_sum(level(kx)) >= gpus) return 0;
+  // What the sum says bounds will_run_fast's search for the first level holding the job.
+  if (plan_sum(level(kx)) >= gpus) {
+    ks_hi_ = kx;
+    return 0;
+  }
+  ks_lo_ = kx + 1;
   if (!plan_fits_ever(gpus)) return 1;  // no answer
   // An answer is the end time of a released job (or now + 1), so it is within the window when
   // every job ends within it.
@@ -179,6 +207,71 @@ inline bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t
   return plan_sum(level(kx)) < gpus;
 }
 
+// Slice i's count for partition p (see scnt_), computed when first asked after a change.
+inline int64_t SlurmModel::slice_gpus(uint32_t i, uint32_t p) {
+  const size_t x = i * part_.size() + p;
+  if (scnt_[x].at == scnt_gen_) return scnt_[x].gpus;
+  const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
+  const uint64_t* __restrict pb = part_bits_.data() + p * nw_;
+  const uint64_t* __restrict L = level(grp_k_.back());
+  int64_t s = 0;
+  for (int b = 0; b < planes_; ++b) {
+    int64_t c = 0;
+    for (size_t w = 0; w < nw_; ++w) c += popcount64(sm[w] & pb[w] & L[b * nw_ + w]);
+    s += c << b;
+  }
+  scnt_[x] = {s, scnt_gen_};
+  return s;
+}
+
+// The last slice from `first` that begins by end_time (the slices a test at first's start ANDs)
+// whose count for partition p is below `gpus`; kNoIdx if none. Every test whose window starts
+// in a slice up to that one has it in its window: none of them can fit (plan_fits_ever fails).
+// ok: a slice up to which every slice from `first` is known to hold `gpus` (kNoIdx: none), as
+// this call leaves it for the next test of the same job (the map does not change meanwhile):
+// the scan starts after it, so one job's tests read each slice's count about once.
+inline uint32_t SlurmModel::last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p, uint32_t& ok) {
+  uint32_t i = first;
+  if (ok != kNoIdx && slices_[ok].begin >= slices_[first].begin) i = slices_[ok].next;
+  uint32_t last = kNoIdx;
+  for (; i != kNoIdx && slices_[i].begin <= end_time; i = slices_[i].next) {
+    if (slice_gpus(i, p) < gpus) last = i;
+    ok = i;  // the tests after a jump past `last` start after it: from there on all hold
+  }
+  return last;
+}
+
+// will_run_fast with its last answer kept: a job's retries at later slices mostly test the
+// same mask (the window's AND does not change), and the answer is a function of the mask, the
+// job's GPUs and the plan (scnt_gen_ moves with every plan built).
+inline bool SlurmModel::memo_holds(const JobSpec& js) const {
+  const WrfMemo& m = wrf_memo_;
+  return plan_ok_ && planes_ != 0 && m.gen == scnt_gen_ && m.job == cur_bf_job_ && m.gpus == js.gpus &&
+         std::equal(m.mask.begin(), m.mask.end(), mbits_.begin(), mbits_.end());
+}
+
+bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+  if (!plan_ok_) build_plan(v);
+  if (memo_holds(js)) {
+    const WrfMemo& m = wrf_memo_;
+    if (!m.ok) return false;
+    lazy_ok_ = true;
+    lazy_k_ = m.k;
+    start_s = m.t;
+    return true;
+  }
+  const bool ok = will_run_fast(v, js, start_s);
+  WrfMemo& m = wrf_memo_;
+  m.gen = planes_ != 0 ? scnt_gen_ : 0;  // will_run's answers are not kept
+  m.job = cur_bf_job_;
+  m.gpus = js.gpus;
+  m.mask.assign(mbits_.begin(), mbits_.end());
+  m.ok = ok;
+  m.k = lazy_k_;
+  m.t = start_s;
+  return ok;
+}
+
 bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0) {
@@ -199,20 +292,30 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   bool meets_all = true;
   for (size_t w = 0; w < nw_ && meets_all; ++w) meets_all = (run_bits_[w] & ~mbits_[w]) == 0;
   if (!meets_all) {
+    // Sums only grow from level to level, so a test passes exactly when its level is at or
+    // past kstar, the first level whose sum holds the job (a binary search: the walk then
+    // compares indices instead of summing the mask at every group).
+    // Level 0 holds fewer; the last tested level holds enough; retry_by_sums may have narrowed it.
+    size_t lo = std::max<size_t>(1, ks_lo_), hi = std::min<size_t>(grp_k_.back(), ks_hi_);
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (plan_sum(level(mid)) >= js.gpus) hi = mid;
+      else lo = mid + 1;
+    }
+    const size_t kstar = lo;
     size_t next_k = 0;
     auto release = [&](size_t k) {
-      const uint64_t* eb = end_bits_.data() + k * nw_;
+      // Only the words the job's nodes are in: a step costs the job's nodes, not the cluster's.
+      const EndWord* __restrict ew = end_words_.data();
+      const uint64_t* __restrict mb = mbits_.data();
       uint64_t any = 0;
-      if (nw_ == 2) any = (eb[0] & mbits_[0]) | (eb[1] & mbits_[1]);  // up to 128 nodes
-      else if (nw_ == 1) any = eb[0] & mbits_[0];
-      else
-        for (size_t w = 0; w < nw_; ++w) any |= eb[w] & mbits_[w];
+      for (uint32_t i = end_woff_[k], e = end_woff_[k + 1]; i < e; ++i) any |= ew[i].bits & mb[ew[i].w];
       next_k = k + 1;
       return any != 0;
     };
     SimTime last_end = 0;
     size_t walked = 0;
-    if (!release_walk(release, [&] { return plan_sum(level(next_k)) >= js.gpus; }, last_end, walked)) return false;
+    if (!release_walk(release, [&] { return next_k >= kstar; }, last_end, walked)) return false;
     lazy_k_ = static_cast<uint32_t>(next_k);
     start_s = last_end <= v.now ? v.now + 1 : last_end;
     return true;
@@ -227,6 +330,26 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   const SimTime e = lvl_t_[lazy_k_];
   start_s = e <= v.now ? v.now + 1 : e;
   return true;
+}
+
+// lp_gpus_ and lp_cpus_: free_ and cfree_ with the first k ends released. Kept from one call
+// to the next (a plan's reservations sit at nearby levels) and moved level to level by adding
+// or taking back the ends between (integer sums, exact both ways); restarted with each plan.
+void SlurmModel::lvl_proj_to(const Snapshot& v, size_t k) {
+  if (lp_gen_ != scnt_gen_) {
+    lp_gen_ = scnt_gen_;
+    lp_gpus_ = free_;
+    lp_cpus_ = cfree_;
+    lp_k_ = 0;
+  }
+  for (; lp_k_ < k; ++lp_k_) {
+    cpus_take(ends_[lp_k_].job, end_alloc(v, ends_[lp_k_]), lp_cpus_, -1);
+    for (const auto& s : end_alloc(v, ends_[lp_k_])) lp_gpus_[s.node] += s.gpus;
+  }
+  for (; lp_k_ > k; --lp_k_) {
+    cpus_take(ends_[lp_k_ - 1].job, end_alloc(v, ends_[lp_k_ - 1]), lp_cpus_, +1);
+    for (const auto& s : end_alloc(v, ends_[lp_k_ - 1])) lp_gpus_[s.node] -= s.gpus;
+  }
 }
 
 // The placement will_run would have made for will_run_fast's answer (same projection on the
@@ -304,14 +427,10 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
     return need == 0;
   }
   expand_bits(mbits_, mask_);
+  lvl_proj_to(v, lazy_k_);
   proj_.resize(nn_);
-  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? free_[n] : 0;
-  cproj_ = cfree_;
-  for (size_t k = 0; k < lazy_k_; ++k) {
-    cpus_take(ends_[k].job, end_alloc(v, ends_[k]), cproj_, -1);
-    for (const auto& s : end_alloc(v, ends_[k]))
-      if (mask_[s.node]) proj_[s.node] += s.gpus;
-  }
+  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? lp_gpus_[n] : 0;
+  cproj_ = lp_cpus_;
   cpu_view_ = cproj_.data();
   const bool ok = fit(js, proj_);
   cpu_view_ = cfree_.data();
@@ -480,6 +599,8 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
   SimTime later_start = 0;
   uint32_t first = 0;  // the map's first slice
   size_t kx = 0;       // retry_by_sums' level for the last later_start
+  uint32_t ok_slice = kNoIdx;  // last_short_slice's slices known to hold the job
+  uint64_t ok_gen = 0;         // ... for the counts of this scnt_gen_
   for (int guard = 0; guard < 10000; ++guard) {
     const SimTime end_time = start_res + test_limit;
     // Slices are contiguous and start_res only grows while one job is tested, so the walk
@@ -490,6 +611,21 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     // The first slice alone bounds the mask (the walk only ANDs more in): when even it cannot
     // hold the job by later_start, retry_by_sums would answer 1 (every end within the window),
     // so the walk is skipped.
+    // The count summary: a slice in the window too short of GPUs decides this test and every
+    // later one whose window still holds that slice: each retries at its later_start (the
+    // window's mask cannot hold the job: will_run_fast has no answer), the last one with none
+    // ends the loop. Counted as the iterations they are.
+    if (fast && first != kNoIdx) {
+      if (!plan_ok_) build_plan(v);
+      if (ok_gen != scnt_gen_) ok_slice = kNoIdx, ok_gen = scnt_gen_;
+      const uint32_t short_slice = planes_ == 0 ? kNoIdx : last_short_slice(first, end_time, js.gpus, jpart_[j], ok_slice);
+      if (short_slice != kNoIdx) {
+        for (; first != short_slice; first = slices_[first].next, ++guard) start_res = slices_[first].end;
+        if (slices_[first].next == kNoIdx) break;
+        start_res = slices_[first].end;
+        continue;
+      }
+    }
     if (fast && later_start > 0 && retry_on_slice(v, js.gpus, first, pbits, later_start, v.now + sp.bf_window_s, kx)) {
       start_res = later_start;
       continue;
@@ -513,8 +649,13 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       }
       break;
     }
+    ks_lo_ = 0;  // nothing known yet of this mask's sums
+    ks_hi_ = SIZE_MAX;
     // A retry is decided by sums alone when the job cannot fit by later_start: see retry_by_sums.
-    if (fast && later_start > 0) {
+    // Not needed when will_run_fast's kept answer for this mask is a start: the outcome below
+    // follows from that start alone (retry_by_sums' retry means it is past later_start but
+    // within the window, its -1 that it is past the window: what the start itself says).
+    if (fast && later_start > 0 && !(memo_holds(js) && wrf_memo_.ok)) {
       const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s, kx);
       if (r > 0) {
         start_res = later_start;
@@ -523,7 +664,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       if (r < 0) break;
     }
     SimTime t = 0;
-    if (!(fast ? will_run_fast(v, js, t) : will_run(v, j, js, t))) {
+    if (!(fast ? will_run_fast_memo(v, js, t) : will_run(v, j, js, t))) {
       // job_test_resv: an advanced reservation in the way moves the start to its end.
       if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
           (later_start == 0 || resv_next_free_ < later_start))

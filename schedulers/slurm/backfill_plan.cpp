@@ -49,23 +49,31 @@ inline bool SlurmModel::build_plan_ones(const Snapshot& v) {
 }
 
 // Levels 1..ends: each the previous one with the shares of ends_[k - 1] applied by add(level,
-// share) (false: give up, and so does this), with lvl_t_, end_bits_ and run_bits_. Level 0 and
+// share) (false: give up, and so does this), with lvl_t_, end_words_ and run_bits_. Level 0 and
 // lvl_t_[0] are the caller's.
 template <class Add>
 inline bool SlurmModel::fill_levels(const Snapshot& v, size_t per, Add&& add) {
   const size_t ne = ends_.size();
-  end_bits_.assign(ne * nw_, 0);
+  end_words_.clear();
+  end_woff_.assign(1, 0);
   run_bits_.assign(nw_, 0);
+  ew_scratch_.assign(nw_, 0);  // one end's nodes; every word is zero again after each end
   for (size_t k = 0; k < ne; ++k) {
     uint64_t* level = lvl_bits_.data() + (k + 1) * per;
     std::copy_n(level - per, per, level);
     lvl_t_[k + 1] = ends_[k].t;
-    uint64_t* eb = end_bits_.data() + k * nw_;
     for (const auto& s : end_alloc(v, ends_[k])) {
       if (!add(level, s)) return false;
-      eb[s.node >> 6] |= uint64_t{1} << (s.node & 63);
+      ew_scratch_[s.node >> 6] |= uint64_t{1} << (s.node & 63);
     }
-    for (size_t w = 0; w < nw_; ++w) run_bits_[w] |= eb[w];
+    for (const auto& s : end_alloc(v, ends_[k])) {
+      const auto w = static_cast<uint32_t>(s.node >> 6);
+      if (ew_scratch_[w] == 0) continue;  // this word is listed already
+      end_words_.push_back({w, ew_scratch_[w]});
+      run_bits_[w] |= ew_scratch_[w];
+      ew_scratch_[w] = 0;
+    }
+    end_woff_.push_back(static_cast<uint32_t>(end_words_.size()));
   }
   return true;
 }
@@ -101,6 +109,11 @@ inline bool SlurmModel::plan_reusable() const {
 // when the caller needs it (place_lazy), from the same projection will_run would have built.
 void SlurmModel::build_plan(const Snapshot& v) {
   plan_ok_ = true;
+  ++scnt_gen_;  // the map's counts were of the old levels
+  build_plan_levels(v);
+}
+
+void SlurmModel::build_plan_levels(const Snapshot& v) {
   if (!caps_refresh(v) && plan_reusable()) {
     if (!lvl_t_.empty()) lvl_t_[0] = v.now;
     end_max_ = ends_.empty() ? v.now : std::max(v.now, ends_.back().t);

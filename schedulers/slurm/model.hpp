@@ -470,6 +470,7 @@ class SlurmModel final : public Scheduler {
     return cfg_.plan_backfill && resv_.empty() && topo_mode_ == 0 && js.gpus > 0 && js.nodes <= 0 && !res_on_;
   }
   void build_plan(const Snapshot& v);
+  void build_plan_levels(const Snapshot& v);
   [[gnu::always_inline]] inline bool build_plan_ones(const Snapshot& v);
   template <class Add>
   [[gnu::always_inline]] inline bool fill_levels(const Snapshot& v, size_t per, Add&& add);
@@ -530,6 +531,25 @@ class SlurmModel final : public Scheduler {
     return plan_sum(level(grp_k_.back())) >= gpus && !(cap_needed_ && plan_sum(cap_bits_.data()) < gpus);
   }
   [[gnu::always_inline]] inline bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  [[gnu::always_inline]] inline bool will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  struct WrfMemo {  // will_run_fast_memo's last answer and what it was for
+    uint64_t gen = 0;  // scnt_gen_ then; 0: none kept
+    JobIdx job = 0;
+    int32_t gpus = 0;
+    std::vector<uint64_t> mask;
+    bool ok = false;
+    uint32_t k = 0;
+    SimTime t = 0;
+  };
+  WrfMemo wrf_memo_;
+  // The first level whose sum on mbits_ holds the tested job is in [ks_lo_, ks_hi_] (what
+  // retry_by_sums found out about this mask; will_run_fast searches only there).
+  size_t ks_lo_ = 0, ks_hi_ = SIZE_MAX;
+  [[gnu::always_inline]] inline bool memo_holds(const JobSpec& js) const;  // wrf_memo_ is for mbits_ and this plan
+  void lvl_proj_to(const Snapshot& v, size_t k);
+  std::vector<int32_t> lp_gpus_, lp_cpus_;  // lvl_proj_to's projection at level lp_k_
+  size_t lp_k_ = 0;
+  uint64_t lp_gen_ = 0;                      // scnt_gen_ it was built for
   [[gnu::always_inline]] inline int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
   [[gnu::always_inline]] inline bool retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
                       SimTime window_end, size_t& kx);
@@ -714,6 +734,18 @@ class SlurmModel final : public Scheduler {
   mutable SimTime final_now_ = 0;
   std::vector<Slice> slices_;
   std::vector<uint64_t> slice_mask_;  // slice i's available nodes: bitset at [i*nw_, (i+1)*nw_)
+  // A count summary of the map (backfill.cpp, slice_gpus): by slice x partition, the GPUs on the
+  // slice's nodes in the partition once every planned release is in (the level plan_fits_ever
+  // tests). A job's mask over a window is the AND of its slices, so any one slice's count bounds
+  // the mask's: a window with a slice below the job's GPUs cannot hold it, whatever the nodes.
+  struct SliceCount {
+    int64_t gpus;
+    uint64_t at;  // scnt_gen_ when gpus was set (else stale)
+  };
+  std::vector<SliceCount> scnt_;
+  uint64_t scnt_gen_ = 1;             // bumped when the map is reset or the plan rebuilt
+  [[gnu::always_inline]] inline int64_t slice_gpus(uint32_t i, uint32_t p);
+  [[gnu::always_inline]] inline uint32_t last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p, uint32_t& ok);
   std::vector<uint64_t> accw_;        // AND of the slices a test spans
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
@@ -754,7 +786,14 @@ class SlurmModel final : public Scheduler {
   uint32_t lazy_k_ = 0;               // will_run_fast's answer (a level), placed only when needed
   bool lazy_ok_ = false;              // will_run_fast answered from the plan (else will_run placed)
   std::vector<uint64_t> run_bits_;    // nodes of the running jobs in the plan
-  std::vector<uint64_t> end_bits_;    // by end x word: the nodes of ends_[k]
+  // The nodes of ends_[k]: the words they are in, end_words_[end_woff_[k] .. end_woff_[k + 1]).
+  struct EndWord {
+    uint32_t w;
+    uint64_t bits;
+  };
+  std::vector<EndWord> end_words_;
+  std::vector<uint32_t> end_woff_;
+  std::vector<uint64_t> ew_scratch_;  // fill_levels: one end's nodes
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
   // last sorted, which an insertion sort turns into the new order cheaply.
