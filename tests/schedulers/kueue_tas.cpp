@@ -1,0 +1,112 @@
+// Kueue Topology-Aware Scheduling conformance: cases of Kueue's own table
+// TestFindTopologyAssignment, kubernetes-sigs/kueue pkg/cache/tas_cache_test.go at commit
+// 02eb5698e49cd440d2509af78545084cecdfe11e (the cases without a TASProfile feature gate: the
+// default BestFit profile), against the algorithm of pkg/cache/tas_flavor_snapshot.go at
+// commit 0060e03bdaad6e39ce06ed4a7c0a1e10e68580cd. Every pod requests 1 cpu; a leaf's count
+// is the pods its allocatable takes (a node's cpu; with no hostname level, the rack's summed cpu,
+// or its pods capacity where the request is memory).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "schedulers/kueue/tas.hpp"
+
+using namespace floorsim::kueue;
+
+namespace {
+
+const std::string kBlock = "cloud.com/topology-block", kRack = "cloud.com/topology-rack";
+
+struct Leaf {
+  std::vector<std::string> path;
+  int32_t fit;
+};
+
+// "values:count" of each assigned leaf (its last value), in lexical order; or the reason.
+std::string run(const std::vector<std::string>& levels, const std::vector<Leaf>& leaves, tas::Kind kind,
+                const std::string& level, int32_t count) {
+  std::vector<std::vector<std::string>> paths;
+  std::vector<int32_t> fit;
+  for (const auto& l : leaves) paths.push_back(l.path), fit.push_back(l.fit);
+  const tas::Domains d = tas::build("default", levels, paths);
+  const tas::Assignment a = tas::assign(d, fit, {kind, level, count});
+  if (!a.fits()) return a.reason;
+  std::string out;
+  for (const auto& [leaf, pods] : a.leaves) {
+    if (!out.empty()) out += " ";
+    std::string id;
+    for (size_t l = levels.back() == tas::kHostname ? levels.size() - 1 : 0; l < levels.size(); ++l)
+      id += (id.empty() ? "" : "/") + paths[leaf][l];
+    out += id + ":" + std::to_string(pods);
+  }
+  return out;
+}
+
+// Kueue's defaultNodes: block b1 holds rack r1 (host x1) and r2 (x2, x3, x4); block b2 holds
+// r1 (x5) and r2 (x6). cpu 1 each, x6: 2; pods 10 each, x6: 40.
+const std::vector<std::string> kThree = {kBlock, kRack, tas::kHostname};
+const std::vector<std::string> kTwo = {kBlock, kRack};
+const std::vector<Leaf> kDefaultHosts = {{{"b1", "r1", "x1"}, 1}, {{"b1", "r2", "x2"}, 1}, {{"b1", "r2", "x3"}, 1},
+                                         {{"b1", "r2", "x4"}, 1}, {{"b2", "r1", "x5"}, 1}, {{"b2", "r2", "x6"}, 2}};
+const std::vector<Leaf> kDefaultRacks = {{{"b1", "r1"}, 1}, {{"b1", "r2"}, 3}, {{"b2", "r1"}, 1}, {{"b2", "r2"}, 2}};
+
+}  // namespace
+
+TEST_CASE("kueue TAS: Kueue's findTopologyAssignment table (BestFit)", "[kueue][conformance][tas]") {
+  using K = tas::Kind;
+  SECTION("minimize the number of used racks before optimizing the number of nodes") {
+    const std::vector<Leaf> nodes = {{{"b1", "r1", "x1"}, 2}, {{"b1", "r2", "x2"}, 2}, {{"b1", "r3", "x3"}, 1},
+                                     {{"b1", "r3", "x4"}, 1}, {{"b1", "r3", "x5"}, 1}, {{"b1", "r3", "x6"}, 1}};
+    CHECK(run(kThree, nodes, K::Required, kBlock, 4) == "x3:1 x4:1 x5:1 x6:1");
+  }
+  SECTION("choose the node that can accommodate all Pods") {
+    const std::vector<Leaf> nodes = {{{"b1", "r1", "x1"}, 2}, {{"b1", "r1", "x2"}, 1}, {{"b1", "r1", "x3"}, 1}};
+    CHECK(run(kThree, nodes, K::Required, kBlock, 2) == "x1:2");
+  }
+  SECTION("no annotation / unconstrained: 6 pods scattered across the datacenter") {
+    const std::vector<Leaf> scattered = {{{"b1", "r1", "x1"}, 4}, {{"b1", "r1", "x2"}, 1}, {{"b1", "r1", "x3"}, 1},
+                                         {{"b2", "r1", "x4"}, 2}, {{"b2", "r1", "x5"}, 1}};
+    CHECK(run(kThree, scattered, K::Unconstrained, "", 6) == "x1:4 x4:2");
+  }
+  SECTION("unconstrained; a single pod fits into each host") {
+    CHECK(run(kThree, kDefaultHosts, K::Unconstrained, "", 1) == "x1:1");
+  }
+  SECTION("block required; 4 pods fit into one host each (binary trees)") {
+    const std::vector<Leaf> binary = {{{"b1", "r1", "x1"}, 1}, {{"b1", "r1", "x2"}, 1}, {{"b1", "r2", "x3"}, 1},
+                                      {{"b1", "r2", "x4"}, 1}, {{"b2", "r1", "x5"}, 1}, {{"b2", "r1", "x6"}, 1},
+                                      {{"b2", "r2", "x7"}, 1}, {{"b2", "r2", "x8"}, 1}};
+    CHECK(run(kThree, binary, K::Required, kBlock, 4) == "x1:1 x2:1 x3:1 x4:1");
+  }
+  SECTION("host required; single Pod fits in the host") {
+    CHECK(run(kThree, kDefaultHosts, K::Required, tas::kHostname, 1) == "x1:1");
+  }
+  SECTION("rack required") {
+    CHECK(run(kTwo, kDefaultRacks, K::Required, kRack, 1) == "b1/r1:1");  // single Pod fits in a rack
+    CHECK(run(kTwo, kDefaultRacks, K::Required, kRack, 3) == "b1/r2:3");  // multiple Pods fit in a rack
+    CHECK(run(kTwo, kDefaultRacks, K::Required, kRack, 2) == "b2/r2:2");  // multiple Pods fit in some racks
+    CHECK(run(kTwo, kDefaultRacks, K::Required, kRack, 4) == "topology \"default\" allows to fit only 3 out of 4 pod(s)");
+    // single Pod requiring memory: the racks' pods capacity binds (10, 30, 10, 40).
+    const std::vector<Leaf> mem = {{{"b1", "r1"}, 10}, {{"b1", "r2"}, 30}, {{"b2", "r1"}, 10}, {{"b2", "r2"}, 40}};
+    CHECK(run(kTwo, mem, K::Required, kRack, 4) == "b1/r1:4");
+  }
+  SECTION("block preferred; Pods fit in 2 blocks") {
+    const std::vector<Leaf> blocks = {{{"b1"}, 2}, {{"b2"}, 1}, {{"b3"}, 4}};
+    CHECK(run({kBlock}, blocks, K::Preferred, kBlock, 5) == "b2:1 b3:4");
+  }
+  SECTION("block required") {
+    CHECK(run(kTwo, kDefaultRacks, K::Required, kBlock, 1) == "b2/r1:1");  // fits in a block and a single rack
+    CHECK(run(kTwo, kDefaultRacks, K::Required, kBlock, 4) == "b1/r1:1 b1/r2:3");  // spread across two racks
+    CHECK(run(kTwo, kDefaultRacks, K::Required, kBlock, 5) == "topology \"default\" allows to fit only 4 out of 5 pod(s)");
+    // single Pod which cannot be split (4 cpu): no rack takes it.
+    const std::vector<Leaf> none = {{{"b1", "r1"}, 0}, {{"b1", "r2"}, 0}, {{"b2", "r1"}, 0}, {{"b2", "r2"}, 0}};
+    CHECK(run(kTwo, none, K::Required, kBlock, 1) == "topology \"default\" doesn't allow to fit any of 1 pod(s)");
+  }
+  SECTION("rack preferred") {
+    CHECK(run(kTwo, kDefaultRacks, K::Preferred, kRack, 4) == "b1/r1:1 b1/r2:3");  // only a block can accommodate it
+    CHECK(run(kTwo, kDefaultRacks, K::Preferred, kRack, 6) == "b1/r1:1 b1/r2:3 b2/r2:2");  // only multiple blocks
+  }
+  SECTION("a level the Topology does not have") {
+    CHECK(run(kTwo, kDefaultRacks, K::Required, "zone", 1) == "no requested topology level: zone");
+  }
+}
