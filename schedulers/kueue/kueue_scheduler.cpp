@@ -163,6 +163,9 @@ class KueueScheduler final : public Scheduler {
     prov_ready_.assign(n, 0);
     prov_delay_s_ = p.at("provisioning_request").at("delay_s").get<double>();
     cq_provisioning_ = built.cq_provisioning;
+    if (tas_.any() && prov_delay_s_ > 0 && !cq_provisioning_.empty())
+      warnings_.push_back("provisioning_request.delay_s does not delay workloads admitted to a TAS flavor: their pods are "
+                          "placed by the topology assignment at admission");
     if (!admit_then_place_ && prov_delay_s_ > 0 && !cq_provisioning_.empty())
       warnings_.push_back("provisioning_request.delay_s applies with placement admit_then_place only; with "
                           "place_at_admission the ProvisioningRequest checks pass at once");

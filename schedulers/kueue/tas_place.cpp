@@ -49,6 +49,8 @@ std::vector<JobAnnotations> read_job_annotations(const cfg::json& block, const S
         }
         if (n < 1) throw InputError(file, at, "got \"" + value + "\"; expected a positive integer (pods)");
         a.min_count = static_cast<int32_t>(std::min<int64_t>(n, INT32_MAX));
+        warnings.push_back(fmt::format("scheduler.job_annotations.{}: {} (partial admission) is not modelled; the "
+                                       "workload is admitted only with all its pods", klass, key));
       } else {
         warnings.push_back(fmt::format("scheduler.job_annotations.{}: annotation {} is not modelled; ignored", klass, key));
       }
@@ -136,9 +138,11 @@ std::string TasPlacer::place(int flavor, const JobSpec& js, const JobAnnotations
   const Snapshot& s = snaps_[by_flavor_[flavor]];
   const int32_t pods = js.nodes > 0 ? js.nodes : std::max(js.gpus, 1);
   const int32_t pod_gpus = (js.gpus + pods - 1) / pods;
+  // A job with `nodes` set runs on exactly that many nodes: one pod per node.
+  const int32_t per_node_cap = js.nodes > 0 ? 1 : pods;
   auto node_fit = [&](uint32_t n) -> int32_t {
     if (!allowed.empty() && !allowed[n]) return 0;
-    return pod_gpus == 0 ? pods : free[n] / pod_gpus;
+    return std::min(per_node_cap, pod_gpus == 0 ? pods : free[n] / pod_gpus);
   };
   std::vector<int32_t> fit(s.domains.leaves(), 0);
   for (size_t l = 0; l < fit.size(); ++l)

@@ -41,13 +41,15 @@ class TasPlacer {
   TasPlacer(const BuiltModel& b, const ClusterConfig& cluster, const std::vector<std::vector<uint32_t>>* fabric_tree,
             std::vector<std::string>& warnings);
 
+  bool any() const { return !snaps_.empty(); }
   bool is_tas(int flavor) const { return flavor >= 0 && static_cast<size_t>(flavor) < by_flavor_.size() && by_flavor_[flavor] >= 0; }
   // Bit f: flavor f cannot take a podset with annotations `a` (Kueue's flavor assigner: a
   // topology request needs a TAS flavor whose Topology has the requested level).
   uint64_t unfit_flavors(const JobAnnotations& a) const;
   // The job's pods at TAS flavor `flavor` within `free` (0 = node down) and `allowed` (empty =
-  // all): "" and the shares, or Kueue's reason. Pods: `nodes` of gpus/nodes GPUs each, or, with
-  // nodes 0, one per GPU (the split first fit allows).
+  // all): "" and the shares, or Kueue's reason. Pods: `nodes` of gpus/nodes GPUs each, one per
+  // node (the exact node count the job asks for), or, with nodes 0, one per GPU (the split first
+  // fit allows).
   std::string place(int flavor, const JobSpec& js, const JobAnnotations& a, std::span<const int32_t> free,
                     std::span<const uint8_t> allowed, std::vector<NodeShare>& out) const;
 

@@ -209,3 +209,42 @@ TEST_CASE("kueue TAS in the engine: required rack keeps a gang in one leaf, or i
   for (const auto& wmsg : r["warnings"]) warned = warned || wmsg.get<std::string>().find("topology-block is above the structure") != std::string::npos;
   CHECK(warned);
 }
+
+TEST_CASE("kueue TAS in the engine: a job with a node count gets one pod per node", "[kueue][tas]") {
+  const auto dir = std::filesystem::temp_directory_path() / "floorsim-kueue-tas-pernode";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tas.yaml") << kTasYaml;
+  Workload w;
+  w.jobs.push_back(tas_job(w, 1, "train", 0, 2, 8));  // two pods of 4 GPUs: both would fit one node
+  w.jobs.push_back(tas_job(w, 2, "any", 0, 0, 12));   // nodes 0: twelve 1-GPU pods
+  const ClusterConfig c = uniform_cluster("gpu", 3, 8, 3);
+  cfg::json p = {{"type", "kueue"},
+                 {"manifests", {"tas.yaml"}},
+                 {"queue_map", {{"*", "default/q"}}},
+                 {"job_annotations", {{"train", {{"kueue.x-k8s.io/podset-required-topology", "kubernetes.io/hostname"}}}}}};
+  SECTION("required hostname cannot hold two nodes' pods: the job waits, never split onto one node") {
+    const cfg::json resolved = cfg::resolve(p, *kueue::kueue_params_spec(), "/scheduler", "scenario.json");
+    SchedulerContext ctx{w, c, dir.string(), "scenario.json", 1};
+    auto s = kueue::make_kueue(resolved, ctx);
+    Engine e(w, c, *s, EngineConfig{});
+    e.run();
+    CHECK(e.runs()[0].state == JobState::Unstarted);
+    CHECK(s->reason_name(e.runs()[0].reason) == "TopologyNotFit");
+    CHECK(e.runs()[1].start_s == 0);
+  }
+  SECTION("required rack: two nodes of the one leaf") {
+    p["job_annotations"]["train"]["kueue.x-k8s.io/podset-required-topology"] = "cloud.provider.com/topology-rack";
+    const cfg::json resolved = cfg::resolve(p, *kueue::kueue_params_spec(), "/scheduler", "scenario.json");
+    SchedulerContext ctx{w, c, dir.string(), "scenario.json", 1};
+    auto s = kueue::make_kueue(resolved, ctx);
+    EngineConfig ec;
+    ec.check_invariants = true;
+    Engine e(w, c, *s, ec);
+    e.run();
+    CHECK(nodes_of(e, c, 0) == std::vector<std::string>{"gpu001", "gpu002"});
+    // Twelve 1-GPU pods, implied unconstrained: gpu003 (8 free) first, then the smallest node
+    // that takes the last 4 (BestFit): gpu001.
+    CHECK(e.runs()[1].start_s == 0);
+    CHECK(nodes_of(e, c, 1) == std::vector<std::string>{"gpu001", "gpu003"});
+  }
+}
