@@ -160,6 +160,7 @@ class KueueScheduler final : public Scheduler {
     flavor_.assign(n, -1);
     ann_ = read_job_annotations(p.at("job_annotations"), strings, ctx.scenario_file, warnings_);
     tas_ = TasPlacer(built, ctx.cluster, ctx.fabric_tree, warnings_);
+    tas_.warn_unplaceable(ann_, strings, warnings_);
     prov_ready_.assign(n, 0);
     prov_delay_s_ = p.at("provisioning_request").at("delay_s").get<double>();
     cq_provisioning_ = built.cq_provisioning;

@@ -132,6 +132,19 @@ uint64_t TasPlacer::unfit_flavors(const JobAnnotations& a) const {
   return bits;
 }
 
+void TasPlacer::warn_unplaceable(const std::vector<JobAnnotations>& by_class, const StringTable& strings,
+                                 std::vector<std::string>& warnings) const {
+  const uint64_t all = by_flavor_.size() >= 64 ? ~uint64_t{0} : (uint64_t{1} << by_flavor_.size()) - 1;
+  for (size_t k = 0; k < by_class.size(); ++k) {
+    const JobAnnotations& a = by_class[k];
+    if (!a.topology || (unfit_flavors(a) & all) != all) continue;
+    const std::string what = a.kind == tas::Kind::Unconstrained ? "no ResourceFlavor has a Topology"
+                                                                 : "no ResourceFlavor's Topology has level " + a.level;
+    warnings.push_back("scheduler.job_annotations." + strings.str(static_cast<StrId>(k)) + ": " + what +
+                       "; these jobs are never admitted (as in Kueue)");
+  }
+}
+
 std::string TasPlacer::place(int flavor, const JobSpec& js, const JobAnnotations& a, std::span<const int32_t> free,
                              std::span<const uint8_t> allowed, std::vector<NodeShare>& out) const {
   out.clear();

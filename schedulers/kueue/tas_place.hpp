@@ -46,6 +46,10 @@ class TasPlacer {
   // Bit f: flavor f cannot take a podset with annotations `a` (Kueue's flavor assigner: a
   // topology request needs a TAS flavor whose Topology has the requested level).
   uint64_t unfit_flavors(const JobAnnotations& a) const;
+  // A warning for each class whose topology request no flavor can take (never admitted, as in
+  // Kueue, where no flavor passes the flavor assigner's TAS check).
+  void warn_unplaceable(const std::vector<JobAnnotations>& by_class, const StringTable& strings,
+                        std::vector<std::string>& warnings) const;
   // The job's pods at TAS flavor `flavor` within `free` (0 = node down) and `allowed` (empty =
   // all): "" and the shares, or Kueue's reason. Pods: `nodes` of gpus/nodes GPUs each, one per
   // node (the exact node count the job asks for), or, with nodes 0, one per GPU (the split first

@@ -210,6 +210,30 @@ TEST_CASE("kueue TAS in the engine: required rack keeps a gang in one leaf, or i
   CHECK(warned);
 }
 
+TEST_CASE("kueue TAS: a topology request no flavor can take is named", "[kueue][tas]") {
+  const auto dir = std::filesystem::temp_directory_path() / "floorsim-kueue-tas-level";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tas.yaml") << kTasYaml;
+  Workload w;
+  w.jobs.push_back(tas_job(w, 1, "train", 0, 1, 8));
+  const ClusterConfig c = uniform_cluster("gpu", 2, 8, 2);
+  cfg::json p = {{"type", "kueue"},
+                 {"manifests", {"tas.yaml"}},
+                 {"queue_map", {{"*", "default/q"}}},
+                 {"job_annotations", {{"train", {{"kueue.x-k8s.io/podset-required-topology", "zone"}}}}}};
+  const cfg::json resolved = cfg::resolve(p, *kueue::kueue_params_spec(), "/scheduler", "scenario.json");
+  SchedulerContext ctx{w, c, dir.string(), "scenario.json", 1};
+  auto s = kueue::make_kueue(resolved, ctx);
+  Engine e(w, c, *s, EngineConfig{});
+  e.run();
+  CHECK(e.runs()[0].state == JobState::Unstarted);
+  bool warned = false;
+  const auto r = s->report(e.snapshot());
+  for (const auto& m : r["warnings"])
+    warned = warned || m.get<std::string>().find("no ResourceFlavor's Topology has level zone") != std::string::npos;
+  CHECK(warned);
+}
+
 TEST_CASE("kueue TAS in the engine: a job with a node count gets one pod per node", "[kueue][tas]") {
   const auto dir = std::filesystem::temp_directory_path() / "floorsim-kueue-tas-pernode";
   std::filesystem::create_directories(dir);
