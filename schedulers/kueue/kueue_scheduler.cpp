@@ -31,6 +31,7 @@
 #include "schedulers/kueue/core.hpp"
 #include "schedulers/kueue/manifest.hpp"
 #include "schedulers/kueue/manifest_model.hpp"
+#include "schedulers/kueue/tas_place.hpp"
 #include "sim/core/error.hpp"
 
 namespace floorsim::kueue {
@@ -39,22 +40,14 @@ namespace {
 enum Code : uint16_t {
   kNone = 0, kNoFit, kNoCandidates, kPendingPreemption, kSkipped, kNoNodes, kInactive, kNoLocalQueue,
   kResourceQuotaExceeded, kBackoff, kDeactivated, kBlockedByPodsReady, kNeverFits, kLocalQueueStopped,
-  kNamespaceNotSelected, kProvisioning, kCodes
+  kNamespaceNotSelected, kProvisioning, kTopologyNotFit, kCodes
 };
 constexpr const char* kCodeNames[kCodes] = {"None", "NoFit", "NoCandidates", "PendingPreemption",
                                             "FailedAfterNomination", "NoNodes", "InactiveClusterQueue",
                                             "NoLocalQueue", "ResourceQuotaExceeded", "PodsReadyBackoff",
                                             "Deactivated", "WaitForPodsReadyBlocked", "NeverFitsCluster",
-                                            "LocalQueueStopped", "NamespaceNotSelected", "Provisioning"};
-
-// A request quantity in the scheduler block: a number, or a Kubernetes quantity string
-// ("64Gi", "500m"); checked when the block is resolved.
-double request_quantity(const cfg::json& q) {
-  double v = -1;
-  if (q.is_number()) v = q.get<double>();
-  else if (q.is_string() && !parse_quantity(q.get<std::string>(), v)) v = -1;
-  return v;
-}
+                                            "LocalQueueStopped", "NamespaceNotSelected", "Provisioning",
+                                            "TopologyNotFit"};
 
 struct PodsReady {  // waitForPodsReady (spec §8, kueue apis/config/v1beta2/defaults.go)
   bool enable = true;
@@ -165,9 +158,15 @@ class KueueScheduler final : public Scheduler {
         throw InputError(ctx.scenario_file, ptr, "no node name starts with \"" + prefix + "\"; expected a node name prefix");
     }
     flavor_.assign(n, -1);
+    ann_ = read_job_annotations(p.at("job_annotations"), strings, ctx.scenario_file, warnings_);
+    tas_ = TasPlacer(built, ctx.cluster, ctx.fabric_tree, warnings_);
+    tas_.warn_unplaceable(ann_, strings, warnings_);
     prov_ready_.assign(n, 0);
     prov_delay_s_ = p.at("provisioning_request").at("delay_s").get<double>();
     cq_provisioning_ = built.cq_provisioning;
+    if (tas_.any() && prov_delay_s_ > 0 && !cq_provisioning_.empty())
+      warnings_.push_back("provisioning_request.delay_s does not delay workloads admitted to a TAS flavor: their pods are "
+                          "placed by the topology assignment at admission");
     if (!admit_then_place_ && prov_delay_s_ > 0 && !cq_provisioning_.empty())
       warnings_.push_back("provisioning_request.delay_s applies with placement admit_then_place only; with "
                           "place_at_admission the ProvisioningRequest checks pass at once");
@@ -287,7 +286,9 @@ class KueueScheduler final : public Scheduler {
         case Outcome::NoCandidates: code = kNoCandidates; break;
         case Outcome::PreemptIssued: code = kPendingPreemption; break;
         case Outcome::Skipped: code = kSkipped; break;
-        case Outcome::NoNodes: code = pod_reason_[r.key] == kResourceQuotaExceeded ? kResourceQuotaExceeded : kNoNodes; break;
+        case Outcome::NoNodes:
+          code = pod_reason_[r.key] == kResourceQuotaExceeded || pod_reason_[r.key] == kTopologyNotFit ? pod_reason_[r.key] : kNoNodes;
+          break;
         case Outcome::Inactive: code = kInactive; break;
       }
       out.set_reason(r.key, code);
@@ -402,6 +403,7 @@ class KueueScheduler final : public Scheduler {
       rq[ns_names_[n]] = e;
     }
     r["namespaces"] = rq;
+    if (tas_placed_ || tas_not_fit_) r["topology_aware"] = {{"placed", tas_placed_}, {"not_fit_attempts", tas_not_fit_}};
     r["warnings"] = warnings_;
     return r;
   }
@@ -456,7 +458,7 @@ class KueueScheduler final : public Scheduler {
   }
   Request request_of(const JobSpec& js, JobIdx j) const {
     Request req{};
-    req.untolerated = lq_untolerated_[job_lq_[j]];
+    req.untolerated = lq_untolerated_[job_lq_[j]] | tas_.unfit_flavors(ann_[js.klass]);
     for (int k = 0; k < kMaxRes; ++k) req[k] = job_req_.per_job[k] + job_req_.per_gpu[k] * js.gpus;
     if (job_req_.gpu_kind >= 0) req[job_req_.gpu_kind] += js.gpus;
     if (charge_cpu_) req[kCpu] += static_cast<Qty>(js.cpus) * 1000;
@@ -582,6 +584,7 @@ class KueueScheduler final : public Scheduler {
     const Usage& u = core_.placing_usage();
     for (uint8_t k = 0; k < u.n; ++k)
       if (core_.model().resource_of(u.fr[k]) == job_req_.gpu_kind) flavor_[key] = core_.model().flavor_of(u.fr[k]);
+    if (tas_.is_tas(flavor_[key])) return place_tas(key);
     if (!admit_then_place_) {
       if (!ceiling_allows(key)) {
         ++ns_refused_[ns_of(key)];
@@ -613,6 +616,30 @@ class KueueScheduler final : public Scheduler {
       waited_nodes_[key] = 1;
     }
     unplaced_.push_back(key);
+    return true;
+  }
+
+  // A TAS flavor: the topology assignment is part of admission (Kueue's flavor assigner), so
+  // the pods go to their assigned nodes now, or the workload is not admitted and is retried
+  // when GPUs free up (pending reason TopologyNotFit).
+  bool place_tas(JobIdx j) {
+    if (!ceiling_allows(j)) {
+      ++ns_refused_[ns_of(j)];
+      pod_reason_[j] = kResourceQuotaExceeded;
+      return false;
+    }
+    const JobSpec& js = view_->jobs[j];
+    if (!tas_.place(flavor_[j], js, ann_[js.klass], free_, flavor_mask_[flavor_[j]], shares_).empty()) {
+      pod_reason_[j] = kTopologyNotFit;
+      ++tas_not_fit_;
+      return false;
+    }
+    placement::take(free_, shares_);
+    out_->start(j, shares_);
+    started_pass_[j] = pass_id_;
+    admitted_s_[j] = view_->now;
+    create_pods(j);
+    ++tas_placed_;
     return true;
   }
 
@@ -708,6 +735,9 @@ class KueueScheduler final : public Scheduler {
   std::vector<int32_t> free_, cap_;
   std::vector<std::vector<uint8_t>> flavor_mask_;  // by flavor: allowed nodes (empty = all)
   std::vector<int32_t> flavor_;                    // by job: assigned GPU flavor (-1 = none)
+  std::vector<JobAnnotations> ann_;                // by class: Kueue annotations (job_annotations)
+  TasPlacer tas_;
+  uint64_t tas_placed_ = 0, tas_not_fit_ = 0;
   int64_t last_free_gpus_ = 0;
   std::vector<NodeShare> shares_;
   std::vector<CycleRecord> records_;
@@ -721,136 +751,6 @@ class KueueScheduler final : public Scheduler {
 };
 
 }  // namespace
-
-std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
-  auto gates = std::make_shared<cfg::ObjectSpec>();
-  gates->name = "kueue.feature_gates";
-  gates->doc = "Kueue feature gates named in the spec";
-  gates->fields = {
-      cfg::boolean("PrioritySortingWithinCohort", true, "order the cycle's heads by priority after borrow level (Kueue feature gate)"),
-      cfg::boolean("FairSharingPreemptWithinNominal", true, "fair sharing: a preemptor within nominal takes victims unconditionally (Kueue feature gate)"),
-      cfg::boolean("FairSharingPrioritizeNonBorrowing", true, "fair sharing admission: non-borrowing entries first (Kueue feature gate)"),
-      cfg::boolean("AdmissionFairSharing", true, "admission fair sharing may be enabled (on since Kueue v0.15)"),
-  };
-  auto wfpr = std::make_shared<cfg::ObjectSpec>();
-  wfpr->name = "kueue.wait_for_pods_ready";
-  wfpr->doc = "Kueue Configuration waitForPodsReady (v1beta2 defaults; Kueue docs: Setup All-or-nothing with ready Pods)";
-  wfpr->fields = {
-      cfg::boolean("enable", true, "evict a workload admitted but not running after timeout_s (on by default in v1beta2)"),
-      cfg::number("timeout_s", 1800, "timeout").at_least(1).in_unit("s"),
-      cfg::boolean("block_admission", false, "admit nothing while an admitted workload is not yet running"),
-      cfg::choice("requeuing_timestamp", {"Eviction", "Creation"}, "Eviction",
-                  "queue-order timestamp after a timeout eviction: the eviction time or the creation time"),
-      cfg::number("backoff_base_s", 60, "requeue delay after the n-th timeout: min(base 2^(n-1), max)").at_least(0).in_unit("s"),
-      cfg::number("backoff_max_s", 3600, "longest requeue delay").at_least(0).in_unit("s"),
-      cfg::integer("backoff_limit_count", nullptr, "timeouts before the workload is deactivated (null = requeue forever)")
-          .at_least(0).or_null(),
-  };
-  auto afs = std::make_shared<cfg::ObjectSpec>();
-  afs->name = "kueue.admission_fair_sharing";
-  afs->doc = "Kueue Configuration admissionFairSharing (Kueue docs: Admission Fair Sharing); applies to ClusterQueues with "
-             "admissionScope.admissionMode UsageBasedAdmissionFairSharing";
-  afs->fields = {
-      cfg::boolean("enable", false, "order heads by their LocalQueue's decayed usage / LocalQueue weight"),
-      cfg::number("usage_half_life_s", 604800, "usageHalfLifeTime").at_least(1).in_unit("s"),
-      cfg::number("usage_sampling_interval_s", 300, "usageSamplingInterval").at_least(1).in_unit("s"),
-      cfg::map_of("resource_weights", cfg::Type::Number,
-                  "resourceWeights: nvidia.com/gpu (devices), cpu (millicores), memory (MiB), any other resource "
-                  "(as counted) -> weight (default 1)")
-          .with_default(cfg::json::object()),
-  };
-  afs->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
-    for (const auto& [res, w] : r.at("resource_weights").items()) {
-      if (w.get<double>() < 0)
-        cfg::fail(file, cfg::child(cfg::child(ptr, "resource_weights"), res), "negative weight; expected >= 0");
-    }
-  };
-  auto fs = std::make_shared<cfg::ObjectSpec>();
-  fs->name = "kueue.fair_sharing";
-  fs->doc = "Kueue Configuration fairSharing (Kueue docs: Fair Sharing)";
-  fs->fields = {
-      cfg::boolean("enable", false, "fair sharing: DRS-ordered admission and fair preemption instead of classical"),
-      cfg::array_of("preemption_strategies", cfg::Type::String,
-                    "LessThanOrEqualToFinalShare (S2-a) and/or LessThanInitialShare (S2-b), in order")
-          .with_default(cfg::json::array({"LessThanOrEqualToFinalShare", "LessThanInitialShare"})),
-  };
-  fs->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
-    const auto& st = r.at("preemption_strategies");
-    const bool ok = st == cfg::json::array({"LessThanOrEqualToFinalShare"}) || st == cfg::json::array({"LessThanInitialShare"}) ||
-                    st == cfg::json::array({"LessThanOrEqualToFinalShare", "LessThanInitialShare"});
-    if (!ok)
-      cfg::fail(file, cfg::child(ptr, "preemption_strategies"),
-                "got " + st.dump() + "; expected [S2a], [S2b] or [S2a, S2b] with S2a = LessThanOrEqualToFinalShare, "
-                "S2b = LessThanInitialShare");
-  };
-  auto prov = cfg::obj("kueue.provisioning_request",
-                       "ProvisioningRequest admission checks (Kueue docs: Provisioning Admission Check)",
-                       {cfg::number("delay_s", 0, "from quota reservation to provisioned nodes; the pods are created then "
-                                                  "(0 = the check passes at once)").at_least(0).in_unit("s")});
-  auto s = std::make_shared<cfg::ObjectSpec>();
-  s->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
-    for (const char* key : {"requests_per_job", "requests_per_gpu"})
-      for (const auto& [res, q] : r.at(key).items())
-        if (request_quantity(q) < 0)
-          cfg::fail(file, cfg::child(cfg::child(ptr, key), res),
-                    "got " + q.dump() + "; expected a non-negative quantity (a number, or a string such as \"64Gi\", \"500m\")");
-    for (const auto& [lq, list] : r.at("tolerations").items()) {
-      if (!list.is_array())
-        cfg::fail(file, cfg::child(cfg::child(ptr, "tolerations"), lq), "got " + list.dump() + "; expected a list of tolerations");
-      for (size_t i = 0; i < list.size(); ++i)
-        if (!list[i].is_string())
-          cfg::fail(file, cfg::child(cfg::child(cfg::child(ptr, "tolerations"), lq), i),
-                    "got " + list[i].dump() + "; expected a string key=value:Effect, key:Effect or key");
-    }
-  };
-  s->name = "scheduler(kueue)";
-  s->doc = "Kueue-like admission: ClusterQueues, cohorts, flavors, preemption (Kueue docs: Concepts)";
-  s->fields = {
-      cfg::string("type", "kueue", "scheduler model").must(),
-      cfg::array_of("manifests", cfg::Type::String,
-                    "Kueue YAML files (ResourceFlavor, ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass), "
-                    "relative to the scenario file").must(),
-      cfg::choice("queue_from", {"class", "account", "user", "qos", "partition"}, "class",
-                  "job field whose value selects the LocalQueue"),
-      cfg::map_of("queue_map", cfg::Type::String,
-                  "value -> \"namespace/localqueue\" (\"*\" = any other value); without an entry the value itself "
-                  "names the LocalQueue in namespace default").with_default(cfg::json::object()),
-      cfg::map_of("priority_classes", cfg::Type::String,
-                  "job class -> WorkloadPriorityClass name; other jobs keep their trace priority")
-          .with_default(cfg::json::object()),
-      cfg::choice("admission_rule", {"sequential", "legacy_one_borrower_per_cohort"}, "sequential",
-                  "sequential admission against one snapshot (modern) or at most one borrowing admission per "
-                  "cohort per cycle (kueue <= v0.4)"),
-      cfg::number("eviction_grace_s", 30, "time an evicted workload keeps its GPUs and quota before it stops")
-          .at_least(0).in_unit("s"),
-      cfg::boolean("charge_cpu", false, "also charge the job's CPUs (as millicores) against cpu quota"),
-      cfg::string("gpu_resource", "nvidia.com/gpu",
-                  "resource the job's GPUs are charged as (e.g. nvidia.com/mig-1g.10gb, example.com/gpu); \"\" = GPUs charge "
-                  "no quota"),
-      cfg::map_of("requests_per_job", cfg::Type::Any,
-                  "resource -> quantity every job requests (e.g. {\"pods\": 1, \"memory\": \"16Gi\"}); any resource name")
-          .with_default(cfg::json::object()),
-      cfg::map_of("requests_per_gpu", cfg::Type::Any,
-                  "resource -> quantity a job requests per GPU (e.g. {\"cpu\": 8, \"memory\": \"64Gi\"})")
-          .with_default(cfg::json::object()),
-      cfg::object("provisioning_request", prov, "ProvisioningRequest admission checks"),
-      cfg::map_of("tolerations", cfg::Type::Any,
-                  "LocalQueue (\"namespace/name\", \"*\" = any other) -> the tolerations of its workloads' pods, each "
-                  "key=value:Effect (Equal), key:Effect or key (Exists); a ResourceFlavor whose nodeTaints they do not "
-                  "tolerate is skipped").with_default(cfg::json::object()),
-      cfg::map_of("flavor_nodes", cfg::Type::String,
-                  "ResourceFlavor -> node name prefix: a workload assigned that flavor runs only on those nodes "
-                  "(flavors not listed: any node)").with_default(cfg::json::object()),
-      cfg::choice("placement", {"admit_then_place", "place_at_admission"}, "admit_then_place",
-                  "admit_then_place: admission reserves quota and the pods then wait for nodes (Kueue); "
-                  "place_at_admission: admit only when nodes are free now"),
-      cfg::object("wait_for_pods_ready", wfpr, "waitForPodsReady"),
-      cfg::object("admission_fair_sharing", afs, "admission fair sharing"),
-      cfg::object("feature_gates", gates, "feature gates"),
-      cfg::object("fair_sharing", fs, "fair sharing"),
-  };
-  return s;
-}
 
 std::unique_ptr<Scheduler> make_kueue(const cfg::json& p, const SchedulerContext& ctx) {
   Manifests mf;

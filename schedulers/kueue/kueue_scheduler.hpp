@@ -7,7 +7,10 @@
 
 namespace floorsim::kueue {
 
-std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec();
+std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec();  // params.cpp
+// A request quantity in the scheduler block: a number, or a Kubernetes quantity string
+// ("64Gi", "500m"); -1 when it is neither.
+double request_quantity(const cfg::json& q);
 std::unique_ptr<Scheduler> make_kueue(const cfg::json& resolved, const SchedulerContext& ctx);
 
 }  // namespace floorsim::kueue

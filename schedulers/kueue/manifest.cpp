@@ -355,7 +355,7 @@ struct Ctx {
     const std::string kind = str(d, "kind", "", true);
     const bool kueue_api = api.rfind("kueue.x-k8s.io/", 0) == 0;
     static const char* kKueueKinds[] = {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-                                        "AdmissionCheck"};
+                                        "AdmissionCheck", "Topology"};
     const bool read = (kueue_api && std::find(std::begin(kKueueKinds), std::end(kKueueKinds), kind) != std::end(kKueueKinds)) ||
                       (kind == "ResourceQuota" && api == "v1") || (kind == "Queue" && api.rfind("scheduling.run.ai/", 0) == 0);
     if (!read) {  // named, not read: its fields are not checked (a Job may have generateName only)
@@ -378,8 +378,6 @@ struct Ctx {
           for (auto it = nl.begin(); it != nl.end(); ++it) f.node_labels[it->first.as<std::string>()] = it->second.as<std::string>();
         taints(spec, f);
         f.topology = str(spec, "topologyName", "spec", false);
-        not_modelled(spec, "topologyName", "ResourceFlavor " + name + " spec",
-                     "topology-aware scheduling is not simulated: pods are placed first fit, ignoring the Topology levels");
       }
       out.flavors.push_back(std::move(f));
     } else if (kind == "ClusterQueue" && kueue_api) {
@@ -475,9 +473,36 @@ struct Ctx {
         }
       }
       out.admission_checks.push_back(std::move(a));
+    } else if (kind == "Topology" && kueue_api) {
+      topology(d, name);
     } else {
       out.warnings.push_back(file + ":" + std::to_string(line(d)) + ": kind " + kind + " (" + api + ") " + not_scheduled(kind, api));
     }
+  }
+
+  // Topology (kueue.x-k8s.io topology_types.go): 1 to 16 distinct levels, the node label
+  // kubernetes.io/hostname only as the last one.
+  void topology(const YAML::Node& d, const std::string& name) {
+    TopologyObj t;
+    t.name = name;
+    t.pos = {file, line(d)};
+    YAML::Node spec = map(d, "spec", "Topology");
+    if (!spec || spec.IsNull()) fail(d, "Topology " + name + ": spec.levels is required");
+    fields(spec, "spec", {"levels"});
+    YAML::Node levels = seq(spec, "levels", "spec");
+    if (!levels || levels.size() == 0 || levels.size() > 16)
+      fail(spec, "Topology " + name + ": spec.levels must list 1 to 16 levels");
+    for (size_t i = 0; i < levels.size(); ++i) {
+      const std::string lp = "spec.levels[" + std::to_string(i) + "]";
+      fields(levels[i], lp, {"nodeLabel"});
+      const std::string label = str(levels[i], "nodeLabel", lp, true);
+      if (std::find(t.levels.begin(), t.levels.end(), label) != t.levels.end())
+        fail(levels[i], "Topology " + name + ": " + lp + ".nodeLabel " + label + " is repeated; expected distinct levels");
+      if (label == "kubernetes.io/hostname" && i + 1 != levels.size())
+        fail(levels[i], "Topology " + name + ": kubernetes.io/hostname may only be the last level");
+      t.levels.push_back(label);
+    }
+    out.topologies.push_back(std::move(t));
   }
 };
 

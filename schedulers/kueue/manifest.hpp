@@ -1,6 +1,6 @@
 #pragma once
 // Reads real Kueue (kueue.x-k8s.io) and KAI (scheduling.run.ai) YAML manifests with yaml-cpp:
-// ResourceFlavor, ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass, v1 ResourceQuota
+// ResourceFlavor, ClusterQueue, Cohort, LocalQueue, WorkloadPriorityClass, Topology, AdmissionCheck, v1 ResourceQuota
 // and KAI Queue, several documents per file. Unknown fields are warnings (file:line); wrong
 // types and bad values are InputError with file and line.
 #include <map>
@@ -58,7 +58,7 @@ struct ResourceFlavorObj {
   std::map<std::string, std::string> node_labels;
   std::vector<Taint> taints;
   std::vector<Toleration> tolerations;
-  std::string topology;  // spec.topologyName (topology-aware scheduling is not modelled)
+  std::string topology;  // spec.topologyName: a TAS flavor (schedulers/kueue/tas.hpp)
   SourcePos pos;
 };
 struct ClusterQueueObj {
@@ -112,6 +112,13 @@ struct AdmissionCheckObj {
   SourcePos pos;
 };
 
+// kueue.x-k8s.io Topology: node label keys of the hierarchy, top first (spec.levels[].nodeLabel).
+struct TopologyObj {
+  std::string name;
+  std::vector<std::string> levels;
+  SourcePos pos;
+};
+
 struct Manifests {
   std::vector<ResourceFlavorObj> flavors;
   std::vector<ClusterQueueObj> cluster_queues;
@@ -121,6 +128,7 @@ struct Manifests {
   std::vector<ResourceQuotaObj> resource_quotas;
   std::vector<KaiQueueObj> kai_queues;
   std::vector<AdmissionCheckObj> admission_checks;
+  std::vector<TopologyObj> topologies;
   std::vector<std::string> warnings;  // "file:line: unknown field spec.foo (ignored)"
 };
 

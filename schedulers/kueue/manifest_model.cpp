@@ -132,6 +132,9 @@ BuiltModel build_model(const Manifests& mf, const std::string& scen_file, const 
     m.flavor_names.push_back(f.name);
   }
   const size_t declared_flavors = m.flavor_names.size();
+  for (const auto& tp : mf.topologies)
+    if (!b.topologies.emplace(tp.name, tp).second)
+      throw InputError(tp.pos.file, tp.pos.where(), "Topology " + tp.name + " declared twice; expected unique names");
   auto flavor = [&](const std::string& n) {
     auto it = flavor_id.find(n);
     if (it != flavor_id.end()) return it->second;
@@ -216,6 +219,16 @@ BuiltModel build_model(const Manifests& mf, const std::string& scen_file, const 
           b.warnings.push_back(cq.pos.file + ":" + cq.pos.where() + ": ClusterQueue " + cq.name +
                                " uses undeclared ResourceFlavor " + f.flavor + "; it is inactive (as in Kueue)");
         }
+    // A TAS flavor whose Topology is missing: the ClusterQueue is inactive (TopologyNotFound).
+    for (const auto& g : cq.groups)
+      for (const auto& f : g.flavors) {
+        const size_t id = static_cast<size_t>(flavor_id[f.flavor]);
+        if (id >= declared_flavors || mf.flavors[id].topology.empty() || b.topologies.count(mf.flavors[id].topology)) continue;
+        c.active = false;
+        b.warnings.push_back(cq.pos.file + ":" + cq.pos.where() + ": ClusterQueue " + cq.name + ": there is no Topology " +
+                             mf.flavors[id].topology + " for TAS flavor " + f.flavor +
+                             "; it is inactive (TopologyNotFound, as in Kueue)");
+      }
     // stopPolicy Hold / HoldAndDrain: the ClusterQueue is inactive, no new reservation is made
     // (clusterqueue_types.go); from the start of a run both leave nothing admitted to drain.
     if (cq.stop_policy != "None") c.active = false;

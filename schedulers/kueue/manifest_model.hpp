@@ -31,6 +31,7 @@ struct BuiltModel {
   std::map<std::string, std::string> lq_held;   // "ns/name" -> why its workloads are never admitted
   std::set<std::string> cq_provisioning;        // ClusterQueues with a ProvisioningRequest admission check
   std::vector<ResourceFlavorObj> flavors;       // by flavor id (declared ones; taints, tolerations, labels)
+  std::map<std::string, TopologyObj> topologies;  // by name
 };
 
 // Throws InputError (file:line) for duplicate names, unmodelled quota resources, too many

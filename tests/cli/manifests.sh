@@ -3,7 +3,7 @@
 # (tests/schedulers/data/upstream, SOURCES.md there) goes through `floorsim lint`, which runs
 # the reader `run` uses: none is refused (exit 2), and what floorsim does not simulate is named.
 # Then, end to end: Kueue's DRA example queues unchanged with memory binding before GPUs;
-# flavor taints and tolerations, and a held LocalQueue.
+# flavor taints and tolerations, a held LocalQueue, and a TAS rack-required gang.
 set -euo pipefail
 FS="$1"
 SRC="${FLOORSIM_SOURCE_DIR:?FLOORSIM_SOURCE_DIR not set}"
@@ -27,8 +27,9 @@ lint_has() {  # FILE PATTERN
   "$FS" lint "$UP/$1" > "$TMP/lint" 2>&1 || true
   grep -qE -- "$2" "$TMP/lint" || fail "lint $1: no line matching '$2' in: $(cat "$TMP/lint")"
 }
-lint_has kueue/site/static/examples/tas/sample-queues.yaml 'sample-queues.yaml:[0-9]+: warning \[manifest-kind-not-scheduled\] kind Topology'
-lint_has kueue/site/static/examples/tas/sample-queues.yaml 'warning \[manifest-not-modelled\] .*topologyName is not modelled'
+# Topology and topologyName are modelled (topology-aware scheduling): lint names neither.
+"$FS" lint "$UP/kueue/site/static/examples/tas/sample-queues.yaml" > "$TMP/lint" 2>&1 || true
+! grep -qE 'kind Topology|topologyName' "$TMP/lint" || fail "lint still names Topology as not modelled: $(cat "$TMP/lint")"
 lint_has kueue/site/static/examples/multikueue/multikueue-setup.yaml 'MultiKueue\) is not modelled'
 lint_has kueue/site/static/examples/provisioning/provisioning-setup.yaml 'ProvisioningRequest\): provisioning is modelled as a delay'
 lint_has kueue/site/static/examples/admin/resource-flavor-tolerations.yaml 'clean|manifest'
@@ -53,4 +54,7 @@ grep -q '^3,.*LocalQueueStopped' "$TMP/t/jobs.csv" || fail "job 3 should wait on
 "$FS" run "$D/provisioning.json" --out "$TMP/p" -q 2> "$TMP/err" || fail "provisioning run: $(cat "$TMP/err")"
 start1=$(awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="start_s") c=i} $1=="1"{print $c}' "$TMP/p/jobs.csv")
 [ "$start1" = 300 ] || fail "job 1 should start after the 300 s provisioning delay, started at '$start1'"
+# Kueue's TAS example queues, unchanged: the rack-required gang stays in one leaf.
+"$FS" run "$D/tas.json" --out "$TMP/tas" -q 2> "$TMP/err" || fail "tas run: $(cat "$TMP/err")"
+grep -q '^2,.*gpu\[003-004\]' "$TMP/tas/jobs.csv" || fail "job 2 should run in leaf 2 (gpu003, gpu004): $(cat "$TMP/tas/jobs.csv")"
 echo "manifests.sh: $n upstream manifests read, none refused; DRA quotas, taints and stopPolicy end to end"

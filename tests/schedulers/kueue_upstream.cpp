@@ -66,8 +66,23 @@ TEST_CASE("upstream Kueue and KAI example manifests are all read", "[kueue][kai]
 
 TEST_CASE("upstream manifests: what is not simulated is named", "[kueue][kai][upstream]") {
   const std::string ex = (kDir / "kueue/site/static/examples").string();
-  CHECK(warns(read_file(ex + "/tas/sample-queues.yaml"), "topologyName is not modelled"));
-  CHECK(warns(read_file(ex + "/tas/sample-queues.yaml"), "kind Topology (kueue.x-k8s.io/v1beta2) is not modelled"));
+  // Topology and topologyName are modelled (topology-aware scheduling): no warning names them.
+  CHECK_FALSE(warns(read_file(ex + "/tas/sample-queues.yaml"), "topologyName"));
+  CHECK_FALSE(warns(read_file(ex + "/tas/sample-queues.yaml"), "kind Topology"));
+  {
+    kueue::Manifests tmf;
+    kueue::load_manifest_file(ex + "/tas/sample-queues.yaml", "tas.yaml", tmf);
+    REQUIRE(tmf.topologies.size() == 1);
+    CHECK(tmf.topologies[0].levels ==
+          std::vector<std::string>{"cloud.provider.com/topology-block", "cloud.provider.com/topology-rack", "kubernetes.io/hostname"});
+    const auto tb = kueue::build_model(tmf, "s.json");
+    CHECK(tb.model.cq[tb.cq_by_name.at("tas-cluster-queue")].active);
+    // Without its Topology the TAS flavor's ClusterQueue is inactive (Kueue: TopologyNotFound).
+    tmf.topologies.clear();
+    const auto nb = kueue::build_model(tmf, "s.json");
+    CHECK_FALSE(nb.model.cq[nb.cq_by_name.at("tas-cluster-queue")].active);
+    CHECK(warns(nb.warnings, "there is no Topology default for TAS flavor tas-flavor"));
+  }
   CHECK(warns(read_file(ex + "/multikueue/multikueue-setup.yaml"), "(MultiKueue) is not modelled"));
   CHECK(warns(read_file(ex + "/provisioning/provisioning-setup.yaml"), "(ProvisioningRequest): provisioning is modelled as a delay"));
   CHECK(warns(read_file(ex + "/jobs/sample-job.yaml"), "kind Job (batch/v1) is a workload"));
