@@ -125,6 +125,20 @@ std::vector<Side> job_sides(const json& classes, const Workload& w, const std::s
   return out;
 }
 
+// Builds a side's model. The models name their own keys as /scheduler/...: an error about
+// the scenario is re-pointed under /scheduler/<side>, where the key really is.
+std::unique_ptr<Scheduler> make_side(const json& resolved, const SchedulerContext& ctx, const std::string& key) {
+  try {
+    return find_scheduler(resolved["type"])->make(resolved, ctx);
+  } catch (const InputError& e) {
+    const std::string base = "/scheduler";
+    if (e.file() != ctx.scenario_file || e.where().compare(0, base.size(), base) != 0 || e.where().rfind(base + "/" + key, 0) == 0) throw;
+    const std::string head = (e.file().empty() ? std::string("<input>") : e.file()) + ":" + e.where() + ": ";
+    const std::string what = e.what();
+    throw InputError(e.file(), base + "/" + key + e.where().substr(base.size()), what.substr(std::min(head.size(), what.size())));
+  }
+}
+
 std::unique_ptr<Scheduler> make(const json& r, const SchedulerContext& ctx) {
   const std::string& file = ctx.scenario_file;
   std::array<std::unique_ptr<Scheduler>, 2> side;
@@ -132,7 +146,7 @@ std::unique_ptr<Scheduler> make(const json& r, const SchedulerContext& ctx) {
     const json resolved = resolve_side(r[kSideKey[s]], s, "/scheduler", file);
     SchedulerContext c = ctx;
     c.given = ctx.given && ctx.given->contains(kSideKey[s]) ? &(*ctx.given)[kSideKey[s]] : nullptr;
-    side[s] = find_scheduler(resolved["type"])->make(resolved, c);
+    side[s] = make_side(resolved, c, kSideKey[s]);
     if (side[s]->packs_gpu_fractions())
       cfg::fail(file, cfg::child(cfg::child("/scheduler", kSideKey[s]), "gpu_sharing"),
                 "GPU sharing inside a hybrid cluster is not modelled (the other side holds whole GPUs); expected false");

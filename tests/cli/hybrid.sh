@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# End-to-end: the hybrid cluster example (examples/hybrid): the comparison sweep runs every
+# setup (static split, lending with drain and preempt reclaim, one scheduler for everything)
+# the same with 1 and 2 threads; the static split lends nothing, lending lends and reclaims;
+# the example holds the engine invariants; bad hybrid blocks get one line naming the pointer.
+set -euo pipefail
+FS="$1"
+SRC="${FLOORSIM_SOURCE_DIR:?}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$FS" sweep "$SRC/examples/hybrid/compare.json" --out "$T/a" -j1 -q || fail "compare sweep"
+"$FS" sweep "$SRC/examples/hybrid/compare.json" --out "$T/b" -j2 -q || fail "compare sweep -j2"
+cmp -s "$T/a/results.jsonl" "$T/b/results.jsonl" || fail "1 and 2 threads differ"
+[ "$(wc -l < "$T/a/results.jsonl")" -eq 5 ] || fail "expected 5 points"
+grep -q '"error"' "$T/a/results.jsonl" && fail "a point failed: $(grep '"error"' "$T/a/results.jsonl" | head -1)"
+python3 - "$T/a/results.jsonl" <<'PY' || fail "sweep results"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+h = [r["metrics"]["scheduler_report"].get("hybrid") for r in rows]
+assert h[0]["lent_node_s"] == 0 and h[0]["lends"] == 0, "the static split lent nodes"
+for i in (1, 2):
+    assert h[i]["lends"] > 0 and h[i]["lent_node_s"] > 0 and h[i]["reclaims"] > 0, f"point {i} did not lend and reclaim: {h[i]}"
+assert h[1]["reclaim_preemptions"] == 0, "drain reclaim requeued jobs"
+assert h[2]["reclaim_preemptions"] > 0, "preempt reclaim requeued nothing"
+assert h[3] is None and h[4] is None, "the single-scheduler points are not hybrid"
+for r in rows:
+    assert r["metrics"]["jobs"] == rows[0]["metrics"]["jobs"], "the points ran different workloads"
+PY
+"$FS" run "$SRC/examples/hybrid/scenario.json" --out "$T/run" -q --check-invariants || fail "--check-invariants"
+head -1 "$T/run/jobs.csv" | grep -q ',side,' || fail "no side column in jobs.csv"
+
+# Bad blocks: one line, exit 2, the JSON pointer of the mistake, no output.
+bad() {  # bad NAME POINTER PYTHON-EDIT
+  python3 -c "import json, sys; d = json.load(open(sys.argv[1])); s = d['scheduler']; $3; print(json.dumps(d))" \
+    "$SRC/examples/hybrid/scenario.json" > "$SRC_COPY/$1.json"
+  set +e
+  "$FS" run "$SRC_COPY/$1.json" --out "$T/bad-$1" 2> "$T/err"; local rc=$?
+  set -e
+  [ "$rc" -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "$1.json:$2: " "$T/err" && [ ! -e "$T/bad-$1" ] \
+    || fail "$1: rc $rc, $(cat "$T/err")"
+}
+SRC_COPY="$T/ex"
+mkdir "$SRC_COPY" && cp "$SRC/examples/hybrid/queues.yaml" "$SRC_COPY/"
+bad side-type /scheduler/kubernetes/type 's["kubernetes"]["type"] = "slurm"'
+bad side-param /scheduler/slurm/bogus 's["slurm"]["bogus"] = 1'
+bad too-many /scheduler/slurm_nodes 's["slurm_nodes"] = 8'
+bad no-node /scheduler/slurm_nodes/1 's["slurm_nodes"] = ["gpu001", "gpu999"]'
+bad unlisted /scheduler/classes 's["classes"]["kubernetes"] = ["inference"]'
+bad both-sides /scheduler/classes/kubernetes/0 's["classes"]["kubernetes"] = ["sim"]'
+bad reclaim /scheduler/lending/reclaim 's["lending"]["reclaim"] = "kill"'
+bad manifest /scheduler/kubernetes/manifests/0 's["kubernetes"]["manifests"] = ["nope.yaml"]'
+echo "hybrid.sh: 5 setups deterministic; static lends nothing, lending lends and reclaims; 8 bad blocks refused"
