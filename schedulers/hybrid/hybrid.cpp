@@ -145,7 +145,8 @@ void Hybrid::schedule(const Snapshot& v, Decisions& out) {
       if (reclaim_preempted_[j] || v.runs[j].stop_s >= 0) continue;
       for (const auto& s : v.allocation_of(j))
         if (hit[s.node] && l_.job_side[j] != nodes_[s.node].home) {
-          out.preempt(j, PreemptMode::Requeue, kNoJob, l_.lending.reclaim_grace_s);
+          // A job that may not be requeued is cancelled, as Slurm's PreemptMode=REQUEUE does.
+          out.preempt(j, v.jobs[j].requeueable ? PreemptMode::Requeue : PreemptMode::Cancel, kNoJob, l_.lending.reclaim_grace_s);
           reclaim_preempted_[j] = 1;
           ++reclaim_preemptions_;
           break;

@@ -2,7 +2,7 @@
 # End-to-end: the hybrid cluster example (examples/hybrid): the comparison sweep runs every
 # setup (static split, lending with drain and preempt reclaim, one scheduler for everything)
 # the same with 1 and 2 threads; the static split lends nothing, lending lends and reclaims;
-# the example holds the engine invariants; bad hybrid blocks get one line naming the pointer.
+# the example holds the engine invariants, with Kueue or KAI on the Kubernetes side; bad hybrid blocks get one line naming the pointer.
 set -euo pipefail
 FS="$1"
 SRC="${FLOORSIM_SOURCE_DIR:?}"
@@ -30,6 +30,12 @@ for r in rows:
 PY
 "$FS" run "$SRC/examples/hybrid/scenario.json" --out "$T/run" -q --check-invariants || fail "--check-invariants"
 head -1 "$T/run/jobs.csv" | grep -q ',side,' || fail "no side column in jobs.csv"
+# KAI on the Kubernetes side.
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["scheduler"]["kubernetes"] = {"type": "kai", "manifests": ["kai-queues.yaml"], "queue_map": {"*": "services"}}; print(json.dumps(d))' \
+  "$SRC/examples/hybrid/scenario.json" > "$T/kai.json"
+cp "$SRC/examples/hybrid/kai-queues.yaml" "$T/"
+"$FS" run "$T/kai.json" --out "$T/kai" -q --check-invariants || fail "kai side"
+grep -q '"model":"kai"' <(python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["scheduler_report"], separators=(",", ":")))' "$T/kai/metrics.json") || fail "kai side not in the report"
 
 # Bad blocks: one line, exit 2, the JSON pointer of the mistake, no output.
 bad() {  # bad NAME POINTER PYTHON-EDIT
