@@ -56,6 +56,7 @@ class Hybrid final : public Scheduler {
   std::array<SideView, 2> sv_;
   std::array<Decisions, 2> buf_;
   std::vector<uint8_t> idle_, reclaim_preempted_;
+  std::vector<JobIdx> preempted_now_;  // by a reclaim, in this pass
   // Accounting: lent node-seconds integrate the number of nodes away from home over time.
   SimTime last_now_ = 0;
   size_t away_now_ = 0;
@@ -138,6 +139,7 @@ void Hybrid::schedule(const Snapshot& v, Decisions& out) {
   recount();
   // Preempt-mode reclaim: the borrowed jobs on a node being taken back are requeued after the
   // grace time (the engine keeps them running until then).
+  preempted_now_.clear();
   if (!st.preempt_now.empty()) {
     std::vector<uint8_t> hit(nn, 0);
     for (NodeIdx n : st.preempt_now) hit[n] = 1;
@@ -148,6 +150,7 @@ void Hybrid::schedule(const Snapshot& v, Decisions& out) {
           // A job that may not be requeued is cancelled, as Slurm's PreemptMode=REQUEUE does.
           out.preempt(j, v.jobs[j].requeueable ? PreemptMode::Requeue : PreemptMode::Cancel, kNoJob, l_.lending.reclaim_grace_s);
           reclaim_preempted_[j] = 1;
+          preempted_now_.push_back(j);
           ++reclaim_preemptions_;
           break;
         }
@@ -163,7 +166,9 @@ void Hybrid::schedule(const Snapshot& v, Decisions& out) {
   }
   for (int s = 0; s < 2; ++s)
     for (const auto& it : buf_[s].items())
-      if (it.kind == Decisions::Kind::Preempt) out.preempt(it.job, it.mode, it.by, it.grace_s);
+      // A job the reclaim already preempts in this pass is not preempted twice.
+      if (it.kind == Decisions::Kind::Preempt && std::find(preempted_now_.begin(), preempted_now_.end(), it.job) == preempted_now_.end())
+        out.preempt(it.job, it.mode, it.by, it.grace_s);
   for (int s = 0; s < 2; ++s) {
     for (const auto& it : buf_[s].items()) {
       if (it.kind != Decisions::Kind::Start) continue;
