@@ -1,6 +1,7 @@
 #include "schedulers/registry.hpp"
 
 #include "schedulers/baseline/baseline.hpp"
+#include "schedulers/hybrid/hybrid.hpp"
 #include "schedulers/kai/kai_scheduler.hpp"
 #include "schedulers/kueue/kueue_scheduler.hpp"
 #include "schedulers/slurm/slurm.hpp"
@@ -33,6 +34,7 @@ std::vector<SchedulerEntry> build_registry() {
                "preempt, consolidation, GPU fractions, from KAI Queue YAML",
                kai::kai_params_spec, kai::make_kai});
   r.push_back(slurm::registry_entry());
+  r.push_back(hybrid::registry_entry());
   return r;
 }
 
