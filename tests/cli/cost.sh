@@ -22,6 +22,7 @@ var = next(c for c in r["classes"] if c["class"] == "var")
 o = {x["option"]: x for x in var["options"]}
 assert o["shared"]["p_miss"] == 1.0, o["shared"]
 assert abs(o["reserved+burst"]["p_miss"] - 0.1) < 1e-12, o["reserved+burst"]
+assert o["dedicated"]["p_miss_basis"] == "fit bound" and o["shared"]["p_miss_basis"] == "simulated", o
 assert var["cheapest"] == "reserved+burst"
 assert abs(r["prices"]["onprem_gpu_hour_usd"] - (300000 / (4 * 8760) + 1.5) / 8) < 1e-9
 PY
