@@ -97,13 +97,36 @@ struct Series {
 
 enum class YUnit { Hours, Percent, GpuHours };
 
-// Periods along x (labelled, at most ~12 labels), lines with a marker per period.
-std::string period_lines_chart(const std::string& id, const std::string& title, const std::string& ylabel, YUnit unit,
-                               const std::vector<std::string>& periods, const std::vector<Series>& series, double reference = NAN) {
+// A frame whose x positions are the periods (0 .. n-1), labelled instead of ticked.
+Frame period_frame(size_t n) {
   Frame f;
   f.xticks = false;
   f.mb = 48;
-  f.x0 = -0.5, f.x1 = static_cast<double>(periods.size()) - 0.5;
+  f.x0 = -0.5, f.x1 = static_cast<double>(n) - 0.5;
+  return f;
+}
+
+// The period labels under the x axis: every one, or every k-th so that at most ~12 show.
+std::string period_labels(const Frame& f, const std::vector<std::string>& periods) {
+  std::string h;
+  const size_t every = std::max<size_t>(1, (periods.size() + 11) / 12);
+  for (size_t i = 0; i < periods.size(); i += every)
+    h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tx\">{}</text>\n", f.X(static_cast<double>(i)), f.h - f.mb + 14, html_esc(periods[i]));
+  return h;
+}
+
+// Closes the chart and adds the legend of its series (dashed companions left out).
+std::string close_with_legend(const std::vector<Series>& series) {
+  std::vector<std::pair<std::string, std::string>> items;
+  for (const auto& s : series)
+    if (!s.dashed) items.emplace_back(s.name, s.colour);
+  return "</svg>\n" + legend(items);
+}
+
+// Periods along x (labelled, at most ~12 labels), lines with a marker per period.
+std::string period_lines_chart(const std::string& id, const std::string& title, const std::string& ylabel, YUnit unit,
+                               const std::vector<std::string>& periods, const std::vector<Series>& series, double reference = NAN) {
+  Frame f = period_frame(periods.size());
   double y1 = std::isnan(reference) ? 0 : reference;
   for (const auto& s : series)
     for (double v : s.y)
@@ -115,9 +138,7 @@ std::string period_lines_chart(const std::string& id, const std::string& title, 
   }
   if (unit == YUnit::Percent) f.ytext = percent_text;
   std::string h = svg_open(id, title, f, "period", ylabel);
-  const size_t every = std::max<size_t>(1, (periods.size() + 11) / 12);
-  for (size_t i = 0; i < periods.size(); i += every)
-    h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tx\">{}</text>\n", f.X(static_cast<double>(i)), f.h - f.mb + 14, html_esc(periods[i]));
+  h += period_labels(f, periods);
   if (!std::isnan(reference))
     h += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#000\" stroke-dasharray=\"2,3\" class=\"ref\"/>\n", f.ml,
                      f.w - f.mr, f.Y(reference), f.Y(reference));
@@ -137,20 +158,13 @@ std::string period_lines_chart(const std::string& id, const std::string& title, 
                            f.X(static_cast<double>(i)), f.Y(s.y[i]), s.colour, html_esc(s.name), html_esc(periods[i]),
                            unit == YUnit::Hours ? hmm_hours(s.y[i]) : unit == YUnit::Percent ? fmt::format("{:.1f}%", s.y[i]) : f1(s.y[i]));
   }
-  h += "</svg>\n";
-  std::vector<std::pair<std::string, std::string>> items;
-  for (const auto& s : series)
-    if (!s.dashed) items.emplace_back(s.name, s.colour);
-  return h + legend(items);
+  return h + close_with_legend(series);
 }
 
 // Periods along x, one stacked bar per period.
 std::string period_stack_chart(const std::string& id, const std::string& title, const std::string& ylabel,
                                const std::vector<std::string>& periods, const std::vector<Series>& parts) {
-  Frame f;
-  f.xticks = false;
-  f.mb = 48;
-  f.x0 = -0.5, f.x1 = static_cast<double>(periods.size()) - 0.5;
+  Frame f = period_frame(periods.size());
   double top = 0;
   for (size_t i = 0; i < periods.size(); ++i) {
     double sum = 0;
@@ -159,9 +173,7 @@ std::string period_stack_chart(const std::string& id, const std::string& title, 
   }
   f.y0 = 0, f.y1 = top > 0 ? top * 1.05 : 1;
   std::string h = svg_open(id, title, f, "period", ylabel);
-  const size_t every = std::max<size_t>(1, (periods.size() + 11) / 12);
-  for (size_t i = 0; i < periods.size(); i += every)
-    h += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tx\">{}</text>\n", f.X(static_cast<double>(i)), f.h - f.mb + 14, html_esc(periods[i]));
+  h += period_labels(f, periods);
   const double bw = (f.X(1) - f.X(0)) * 0.7;
   for (size_t i = 0; i < periods.size(); ++i) {
     double base = 0;
@@ -174,10 +186,7 @@ std::string period_stack_chart(const std::string& id, const std::string& title, 
       base += v;
     }
   }
-  h += "</svg>\n";
-  std::vector<std::pair<std::string, std::string>> items;
-  for (const auto& p : parts) items.emplace_back(p.name, p.colour);
-  return h + legend(items);
+  return h + close_with_legend(parts);
 }
 
 // Classes down the y axis, a group of horizontal bars each (one per series), value along x.
@@ -206,10 +215,7 @@ std::string class_bars_chart(const std::string& id, const std::string& title, co
                        html_esc(series[s].name), f1(v));
     }
   }
-  h += "</svg>\n";
-  std::vector<std::pair<std::string, std::string>> items;
-  for (const auto& s : series) items.emplace_back(s.name, s.colour);
-  return h + legend(items);
+  return h + close_with_legend(series);
 }
 
 // A roll-up array (weekly or monthly) as its periods and, per class, one field's values.

@@ -38,6 +38,7 @@ grep -q "no run without them" "$T/r.err" || fail "no warning about the missing r
 "$FS" sweep "$EX/sweep.json" --out "$T/sw" > /dev/null
 "$FS" cost "$T/sw" --prices "$EX/prices-sweep.json" > "$T/sw.txt" 2> "$T/sw.err" || fail "cost on a sweep dir"
 grep -q '^| var | shared | .* | 0.250 |' "$T/sw.txt" || fail "sweep miss chance: $(cat "$T/sw.txt")"
+grep -q '^| var | dedicated | .* | 0.750 | fit bound |' "$T/sw.txt" || fail "sweep dedicated fit bound per point: $(grep dedicated "$T/sw.txt")"
 set +e
 "$FS" cost "$T/sw" --prices "$EX/prices.json" > /dev/null 2> "$T/sw2.err"
 rc=$?
