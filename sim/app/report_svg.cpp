@@ -108,7 +108,7 @@ const char* kStyle = R"CSS(
 body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
-th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}table.txt td,table.txt th{text-align:left}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}table.txt td,table.txt th{text-align:left}td:first-child{white-space:nowrap}
 .chart{display:block;margin:6px 0}.ct{font-size:13px;font-weight:bold}.pa{fill:#fafafa;stroke:#999}
 .g{stroke:#e4e4e4}.tx{font-size:10px;text-anchor:middle}.ty{font-size:10px;text-anchor:end}
 .xl,.yl{font-size:11px;text-anchor:middle}.lg{font-size:12px}.small{display:inline-block;vertical-align:top}
