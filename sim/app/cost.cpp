@@ -77,14 +77,22 @@ OptionCost shared_option(const ClassObservation& c, const Prices& p, double miss
   return o;
 }
 
+double dedicated_gpus(double floor_gpus, double gpn) { return std::ceil(floor_gpus / gpn - 1e-9) * gpn; }
+
+bool dedicated_overflows(double used_gpu_h, double floor_gpus, double gpn, double window_h) {
+  return used_gpu_h > dedicated_gpus(floor_gpus, gpn) * window_h + 1e-9;
+}
+
 OptionCost dedicated_option(const ClassObservation& c, const Prices& p, double gpn, double missed_usd) {
   OptionCost o{.option = "dedicated"};
-  const double gpus = std::ceil(c.floor_gpus / gpn - 1e-9) * gpn;  // whole nodes holding the floor
-  o.capacity_gpu_h = gpus * p.period_h;
+  o.capacity_gpu_h = dedicated_gpus(c.floor_gpus, gpn) * p.period_h;
   o.capacity_usd = o.capacity_gpu_h * p.onprem_gpu_hour_usd;
   o.idle_gpu_h = std::max(0.0, o.capacity_gpu_h - c.used_gpu_h);
   o.idle_usd = o.idle_gpu_h * p.onprem_gpu_hour_usd;
-  o.p_miss = c.used_gpu_h > gpus * c.window_h + 1e-9 ? 1.0 : 0.0;  // the work does not fit its window
+  // Not simulated: the fit bound (per point when a sweep measured it, else on this observation).
+  o.p_miss_basis = "fit bound";
+  o.p_miss = !std::isnan(c.dedicated_overflow_share) ? c.dedicated_overflow_share
+                                                     : dedicated_overflows(c.used_gpu_h, c.floor_gpus, gpn, c.window_h) ? 1.0 : 0.0;
   o.expected_missed_usd = o.p_miss * missed_usd;
   return o;
 }
@@ -100,6 +108,7 @@ OptionCost reserved_burst_option(const ClassObservation& c, const Prices& p, dou
   o.burst_usd = burst_usd;
   const double without = std::isnan(c.p_miss_without_blocks) ? 1.0 : c.p_miss_without_blocks;
   o.p_miss = q > 0 ? (1 - q) * c.p_miss + q * without : c.p_miss;
+  if (q > 0 && std::isnan(c.p_miss_without_blocks)) o.p_miss_basis = "simulated with blocks, 1 assumed without";
   o.expected_missed_usd = o.p_miss * missed_usd;
   return o;
 }

@@ -6,9 +6,13 @@
 //                  chance of missing the deadline on the shared cluster alone (the run without
 //                  capacity blocks when there is one) x the missed-deadline cost;
 //   dedicated      whole nodes holding the class's floor, paid over the whole period (a day per
-//                  night): idle GPU-hours are the capacity less the used; the deadline is assumed
-//                  met when the class's work fits its window on those GPUs (a lower bound on the
-//                  miss chance: packing is not simulated);
+//                  night): idle GPU-hours are the capacity less the used. Its miss chance is not
+//                  simulated but a fit bound: a night is missed when the class's work (the
+//                  GPU-hours it used on the shared cluster) exceeds those GPUs x its window, met
+//                  otherwise; over a sweep, the share of points whose work does not fit. A lower
+//                  bound as long as the shared run's work is what the dedicated nodes would run:
+//                  packing, arrival times and failures, which can make a fitting night late, are
+//                  left out;
 //   reserved+burst the floor reserved over the class's window and charged as if used (Slurm's
 //                  reservation accounting books unused reserved time to the accounts eligible to
 //                  use it, https://slurm.schedmd.com/reservations.html#account), work above the
@@ -68,6 +72,7 @@ struct ClassObservation {
   double window_from_s = kUnknown, window_to_s = kUnknown;  // that window in simulated time
   double p_miss = 0;                       // share of runs where it missed a deadline
   double p_miss_without_blocks = kUnknown; // the same with no capacity block had
+  double dedicated_overflow_share = kUnknown;  // share of runs whose work exceeded dedicated GPUs x window (sweeps)
   double preemptions = 0;
   size_t runs = 1;
 };
@@ -92,6 +97,7 @@ struct OptionCost {
   std::string option;  // shared | dedicated | reserved+burst
   double capacity_gpu_h = 0, capacity_usd = 0, idle_gpu_h = 0, idle_usd = 0, burst_usd = 0;
   double p_miss = 0, expected_missed_usd = 0;
+  std::string p_miss_basis = "simulated";  // or "fit bound": not simulated (dedicated)
   double total_usd() const { return capacity_usd + burst_usd + expected_missed_usd; }
   double fixed_usd() const { return capacity_usd + burst_usd; }
 };
@@ -115,6 +121,10 @@ struct CostReport {
 
 double block_cost(double nodes, double gpus_per_node, double days, double price_usd_or_nan, double block_gpu_hour_usd);
 OptionCost shared_option(const ClassObservation& c, const Prices& p, double missed_usd);
+// GPUs of whole nodes holding the floor.
+double dedicated_gpus(double floor_gpus, double gpus_per_node);
+// Whether `used_gpu_h` of work exceeds the dedicated GPUs x the window: the fit bound's miss.
+bool dedicated_overflows(double used_gpu_h, double floor_gpus, double gpus_per_node, double window_h);
 OptionCost dedicated_option(const ClassObservation& c, const Prices& p, double gpus_per_node, double missed_usd);
 OptionCost reserved_burst_option(const ClassObservation& c, const Prices& p, double burst_usd, double q_unavailable,
                                  double missed_usd);
@@ -127,7 +137,8 @@ CostReport price(const Observation& obs, const Prices& prices);
 using Windows = std::map<std::string, std::pair<double, double>>;  // class -> first submission, last deadline (s)
 Observation observe_run(const json& metrics, const json& resolved_scenario, const Windows& windows,
                         const json* metrics_without_blocks, const Prices& prices, std::string source);
-// Observations from a sweep's result lines (each a metrics block): miss chance = share of points.
+// Observations from a sweep's result lines (each a metrics block): miss chance = share of points;
+// dedicated's fit bound = share of points whose work does not fit (each with its own floor).
 Observation observe_sweep(const std::vector<json>& lines, const Prices& prices, std::string source, const std::string& file);
 
 json to_json(const CostReport& r);

@@ -1,5 +1,5 @@
 #pragma once
-// `floorsim report DIR -o report.html` (issue 8): one self-contained HTML file (inline SVG, no
+// `floorsim report DIR -o report.html`: one self-contained HTML file (inline SVG, no
 // script, no network) from a run directory or a sweep directory.
 //
 // Run directory (metrics.json + timeline.csv + jobs.csv [+ verdict.json, scenario.resolved.json]):
@@ -10,6 +10,7 @@
 //   chart-preemptions       preemptions, requeues and lost GPU-hours per class
 // Sweep directory (sweep.json + results.jsonl):
 //   chart-sweep-<axis>-<metric>  each metric against each axis (points coloured by verdict)
+// Review directory (review.json, from `floorsim review --out`): see report_review.hpp.
 // Every chart is an <svg> with that id and a <title>. Missing optional files are stated in the
 // page instead of a chart; a missing metrics.json / results.jsonl is an InputError.
 #include <string>

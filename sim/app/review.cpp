@@ -68,7 +68,7 @@ std::vector<Rollup> rollups(const std::vector<JobRecord>& jobs, const Entitlemen
 }
 
 // Idle capacity, and idle capacity while some job waited, by sweeping start/end/submit events.
-std::vector<Capacity> capacity_rollup(const std::vector<JobRecord>& jobs, double cap, double from, double to) {
+std::vector<Capacity> capacity_rollup(const std::vector<JobRecord>& jobs, double cap, double from, double to, Period p) {
   struct Ev { double t; double run, wait; };
   std::vector<Ev> ev;
   for (const auto& j : jobs) {
@@ -77,9 +77,9 @@ std::vector<Capacity> capacity_rollup(const std::vector<JobRecord>& jobs, double
   }
   std::sort(ev.begin(), ev.end(), [](const Ev& a, const Ev& b) { return a.t < b.t; });
   std::vector<Capacity> out;
-  for (double a = period_start(from, Period::Week); a < to; a = next_period(a, Period::Week)) {
-    const double lo = std::max(a, from), hi = std::min(next_period(a, Period::Week), to);
-    Capacity c{.period = period_label(a, Period::Week), .capacity_gpu_h = cap * (hi - lo) / 3600};
+  for (double a = period_start(from, p); a < to; a = next_period(a, p)) {
+    const double lo = std::max(a, from), hi = std::min(next_period(a, p), to);
+    Capacity c{.period = period_label(a, p), .capacity_gpu_h = cap * (hi - lo) / 3600};
     double run = 0, wait = 0, t = lo;
     size_t i = 0;
     for (; i < ev.size() && ev[i].t <= lo; ++i) run += ev[i].run, wait += ev[i].wait;
@@ -235,7 +235,9 @@ Review review(const std::vector<JobRecord>& jobs, const Entitlements& e) {
     if (!e.classes.count(k)) r.warnings.push_back(fmt::format("class {} has no entitlement: reviewed with floor 0", k));
   r.weekly = rollups(jobs, e, classes, r.from_s, r.to_s, Period::Week);
   r.monthly = rollups(jobs, e, classes, r.from_s, r.to_s, Period::Month);
-  r.capacity_weekly = capacity_rollup(jobs, e.capacity_gpus, r.from_s, r.to_s);
+  r.capacity_gpus = e.capacity_gpus, r.alert_for_s = e.alert_for_s;
+  r.capacity_weekly = capacity_rollup(jobs, e.capacity_gpus, r.from_s, r.to_s, Period::Week);
+  r.capacity_monthly = capacity_rollup(jobs, e.capacity_gpus, r.from_s, r.to_s, Period::Month);
   r.pileups = pileups(jobs, classes, r.from_s, r.to_s, e.pileup_factor);
   std::vector<std::pair<std::string, std::pair<double, double>>> fd;
   for (const auto& k : classes) {
@@ -256,6 +258,7 @@ Review review(const std::vector<JobRecord>& jobs, const Entitlements& e) {
     r.totals.push_back(t);
   }
   r.rebalance = rebalance(fd);
+  r.alerts = alert_rules(r, e);
   return r;
 }
 

@@ -83,13 +83,22 @@ struct ClassTotal {
   double demand_p95_gpus = 0;  // GPUs running + waiting, p95 over the time the class had demand
 };
 
+// One Prometheus alerting rule: what alerts.yml holds, and the review's HTML report lists.
+struct AlertRule {
+  std::string alert, klass, severity, expr, summary, description;
+  double threshold = 0;  // in the expression's unit: a share of the floor, seconds
+};
+
 struct Review {
+  std::string source;           // what was reviewed: "sacct FILE", "run DIR"
   double from_s = 0, to_s = 0;  // the span reviewed
+  double capacity_gpus = 0, alert_for_s = 0;
   std::vector<ClassTotal> totals;
   std::vector<Rollup> weekly, monthly;
-  std::vector<Capacity> capacity_weekly;
+  std::vector<Capacity> capacity_weekly, capacity_monthly;
   std::vector<Pileup> pileups;
   std::vector<Rebalance> rebalance;
+  std::vector<AlertRule> alerts;
   std::vector<std::string> warnings;
 };
 
@@ -105,8 +114,10 @@ Review review(const std::vector<JobRecord>& jobs, const Entitlements& e);
 
 json to_json(const Review& r);
 TextTable rollup_table(const std::vector<Rollup>& rows);
-TextTable capacity_table(const std::vector<Capacity>& rows);
+TextTable capacity_table(const std::vector<Capacity>& rows, Period p = Period::Week);
 std::string to_markdown(const Review& r, const std::string& source);
+// Per class: near quota (a floor), queueing delay, and with sla_margin_s the SLA margin.
+std::vector<AlertRule> alert_rules(const Review& r, const Entitlements& e);
 // Prometheus alerting rules (rule file format), one group; the metrics they expect are listed
 // in docs/cost.md.
 std::string alert_rules_yaml(const Review& r, const Entitlements& e);

@@ -17,25 +17,33 @@ json rollup_json(const std::vector<Rollup>& rows) {
                  {"wait_p95_s", r.wait_p95_s}, {"wait_max_s", r.wait_max_s}});
   return a;
 }
+json capacity_json(const std::vector<Capacity>& rows) {
+  json a = json::array();
+  for (const auto& c : rows)
+    a.push_back({{"period", c.period}, {"capacity_gpu_h", c.capacity_gpu_h}, {"used_gpu_h", c.used_gpu_h}, {"idle_gpu_h", c.idle_gpu_h},
+                 {"idle_while_waiting_gpu_h", c.idle_while_waiting_gpu_h}});
+  return a;
+}
 std::string hours(double s) { return cell(s / 3600, 2); }
 }  // namespace
 
 json to_json(const Review& r) {
-  json totals = json::array(), cap = json::array(), piles = json::array(), reb = json::array();
+  json totals = json::array(), piles = json::array(), reb = json::array(), alerts = json::array();
   for (const auto& t : r.totals)
     totals.push_back({{"class", t.klass}, {"jobs", t.jobs}, {"used_gpu_h", t.used_gpu_h}, {"entitled_gpu_h", t.entitled_gpu_h},
                       {"allocated_gpu_h", t.allocated_gpu_h}, {"wait_p95_s", t.wait_p95_s}, {"peak_week_gpus", t.peak_week_gpus},
                       {"demand_p95_gpus", t.demand_p95_gpus}});
-  for (const auto& c : r.capacity_weekly)
-    cap.push_back({{"period", c.period}, {"capacity_gpu_h", c.capacity_gpu_h}, {"used_gpu_h", c.used_gpu_h}, {"idle_gpu_h", c.idle_gpu_h},
-                   {"idle_while_waiting_gpu_h", c.idle_while_waiting_gpu_h}});
+  for (const auto& a : r.alerts)
+    alerts.push_back({{"alert", a.alert}, {"class", a.klass}, {"severity", a.severity}, {"expr", a.expr}, {"threshold", a.threshold},
+                      {"for_s", r.alert_for_s}, {"summary", a.summary}, {"description", a.description}});
   for (const auto& p : r.pileups)
     piles.push_back({{"class", p.klass}, {"from", p.from}, {"to", p.to}, {"wait_h", p.wait_h}, {"threshold_h_per_day", p.threshold_h}});
   for (const auto& b : r.rebalance)
     reb.push_back({{"class", b.klass}, {"floor_gpus", b.floor_gpus}, {"demand_gpus", b.demand_gpus}, {"proposed_floor_gpus", b.proposed_floor_gpus}});
-  return {{"from_s", r.from_s}, {"to_s", r.to_s}, {"classes", totals}, {"weekly", rollup_json(r.weekly)},
-          {"monthly", rollup_json(r.monthly)}, {"capacity_weekly", cap}, {"pileups", piles}, {"rebalance", reb},
-          {"warnings", r.warnings}};
+  return {{"source", r.source}, {"from_s", r.from_s}, {"to_s", r.to_s}, {"capacity_gpus", r.capacity_gpus},
+          {"classes", totals}, {"weekly", rollup_json(r.weekly)}, {"monthly", rollup_json(r.monthly)},
+          {"capacity_weekly", capacity_json(r.capacity_weekly)}, {"capacity_monthly", capacity_json(r.capacity_monthly)},
+          {"pileups", piles}, {"rebalance", reb}, {"alerts", alerts}, {"warnings", r.warnings}};
 }
 
 TextTable rollup_table(const std::vector<Rollup>& rows) {
@@ -48,8 +56,8 @@ TextTable rollup_table(const std::vector<Rollup>& rows) {
   return t;
 }
 
-TextTable capacity_table(const std::vector<Capacity>& rows) {
-  TextTable t{{"week_of", "capacity_gpu_h", "used_gpu_h", "idle_gpu_h", "idle_while_waiting_gpu_h"}, {}};
+TextTable capacity_table(const std::vector<Capacity>& rows, Period p) {
+  TextTable t{{p == Period::Week ? "week_of" : "month", "capacity_gpu_h", "used_gpu_h", "idle_gpu_h", "idle_while_waiting_gpu_h"}, {}};
   for (const auto& c : rows)
     t.rows.push_back({c.period, cell(c.capacity_gpu_h, 1), cell(c.used_gpu_h, 1), cell(c.idle_gpu_h, 1), cell(c.idle_while_waiting_gpu_h, 1)});
   return t;
@@ -77,6 +85,7 @@ std::string to_markdown(const Review& r, const std::string& source) {
   for (size_t i = 0; i < r.pileups.size() && i < 10; ++i)
     p.rows.push_back({r.pileups[i].klass, r.pileups[i].from, r.pileups[i].to, cell(r.pileups[i].wait_h, 1), cell(r.pileups[i].threshold_h, 1)});
   s += r.pileups.empty() ? std::string("None.\n") : to_markdown(p);
+  s += "\n## Capacity by month\n\n" + to_markdown(capacity_table(r.capacity_monthly, Period::Month));
   s += "\n## Capacity by week\n\n" + to_markdown(capacity_table(r.capacity_weekly));
   s += "\nIdle while waiting: GPUs idle while some job waited (fragmented, or held back by policy).\n\n## Monthly\n\n" +
        to_markdown(rollup_table(r.monthly)) + "\n## Weekly\n\n" + to_markdown(rollup_table(r.weekly));
@@ -87,40 +96,52 @@ std::string to_markdown(const Review& r, const std::string& source) {
   return s;
 }
 
+std::vector<AlertRule> alert_rules(const Review& r, const Entitlements& e) {
+  std::vector<AlertRule> out;
+  for (const auto& t : r.totals) {
+    const auto it = e.classes.find(t.klass);
+    if (it == e.classes.end()) continue;
+    const ClassEntitlement& c = it->second;
+    const std::string sel = fmt::format("{{class=\"{}\"}}", t.klass);
+    if (c.floor_gpus > 0) {
+      double proposed = c.floor_gpus;
+      for (const auto& b : r.rebalance)
+        if (b.klass == t.klass) proposed = b.proposed_floor_gpus;
+      out.push_back({"FloorsimClassNearQuota", t.klass, "warning",
+                     fmt::format("floorsim_class_gpus_used{0} / floorsim_class_floor_gpus{0} >= {1}", sel, e.quota_fraction),
+                     fmt::format("{} uses {:.0f}% or more of its {:.0f}-GPU floor", t.klass, e.quota_fraction * 100, c.floor_gpus),
+                     fmt::format("Reviewed: p95 demand {:.1f} GPUs; the recommended floor is {:.0f}.", t.demand_p95_gpus, proposed),
+                     e.quota_fraction});
+    }
+    const double wait = std::isnan(c.wait_alert_s) ? std::max(60.0, std::ceil(t.wait_p95_s)) : c.wait_alert_s;
+    out.push_back({"FloorsimClassQueueingDelay", t.klass, "warning",
+                   fmt::format("floorsim_class_oldest_pending_seconds{} > {:.0f}", sel, wait),
+                   fmt::format("{} has a job waiting longer than {:.0f} s", t.klass, wait),
+                   std::isnan(c.wait_alert_s) ? fmt::format("Threshold: the class's p95 wait over the reviewed span ({:.0f} s).", t.wait_p95_s)
+                                              : std::string("Threshold: wait_alert_s of the entitlements."),
+                   wait});
+    if (!std::isnan(c.sla_margin_s))
+      out.push_back({"FloorsimClassSlaMargin", t.klass, "critical",
+                     fmt::format("floorsim_class_deadline_margin_seconds{} < {:.0f}", sel, c.sla_margin_s),
+                     fmt::format("{} is projected to finish less than {:.0f} s before its deadline", t.klass, c.sla_margin_s),
+                     "The margin the risk function signs off; below it, the pre-agreed fallback applies.", c.sla_margin_s});
+  }
+  return out;
+}
+
 std::string alert_rules_yaml(const Review& r, const Entitlements& e) {
   YAML::Emitter y;
   const std::string for_s = fmt::format("{:.0f}s", e.alert_for_s);
   y << YAML::BeginMap << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << "floorsim-review";
   y << YAML::Key << "rules" << YAML::Value << YAML::BeginSeq;
-  auto rule = [&](const std::string& alert, const std::string& expr, const std::string& klass, const std::string& severity,
-                  const std::string& summary, const std::string& description) {
-    y << YAML::BeginMap << YAML::Key << "alert" << YAML::Value << alert << YAML::Key << "expr" << YAML::Value << expr;
+  for (const AlertRule& a : r.alerts) {
+    y << YAML::BeginMap << YAML::Key << "alert" << YAML::Value << a.alert << YAML::Key << "expr" << YAML::Value << a.expr;
     y << YAML::Key << "for" << YAML::Value << for_s;
-    y << YAML::Key << "labels" << YAML::Value << YAML::BeginMap << YAML::Key << "severity" << YAML::Value << severity
-      << YAML::Key << "class" << YAML::Value << klass << YAML::EndMap;
-    y << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap << YAML::Key << "summary" << YAML::Value << summary
-      << YAML::Key << "description" << YAML::Value << description << YAML::EndMap << YAML::EndMap;
-  };
-  for (const auto& t : r.totals) {
-    const auto it = e.classes.find(t.klass);
-    if (it == e.classes.end()) continue;
-    const ClassEntitlement& c = it->second;
-    const std::string sel = fmt::format("{{class=\"{}\"}}", t.klass);
-    if (c.floor_gpus > 0)
-      rule("FloorsimClassNearQuota", fmt::format("floorsim_class_gpus_used{0} / floorsim_class_floor_gpus{0} >= {1}", sel, e.quota_fraction),
-           t.klass, "warning", fmt::format("{} uses {:.0f}% or more of its {:.0f}-GPU floor", t.klass, e.quota_fraction * 100, c.floor_gpus),
-           fmt::format("Reviewed: p95 demand {:.1f} GPUs; the recommended floor is {:.0f}.", t.demand_p95_gpus,
-                       [&] { for (const auto& b : r.rebalance) if (b.klass == t.klass) return b.proposed_floor_gpus; return c.floor_gpus; }()));
-    const double wait = std::isnan(c.wait_alert_s) ? std::max(60.0, std::ceil(t.wait_p95_s)) : c.wait_alert_s;
-    rule("FloorsimClassQueueingDelay", fmt::format("floorsim_class_oldest_pending_seconds{} > {:.0f}", sel, wait), t.klass, "warning",
-         fmt::format("{} has a job waiting longer than {:.0f} s", t.klass, wait),
-         std::isnan(c.wait_alert_s) ? fmt::format("Threshold: the class's p95 wait over the reviewed span ({:.0f} s).", t.wait_p95_s)
-                                    : std::string("Threshold: wait_alert_s of the entitlements."));
-    if (!std::isnan(c.sla_margin_s))
-      rule("FloorsimClassSlaMargin", fmt::format("floorsim_class_deadline_margin_seconds{} < {:.0f}", sel, c.sla_margin_s), t.klass,
-           "critical", fmt::format("{} is projected to finish less than {:.0f} s before its deadline", t.klass, c.sla_margin_s),
-           "The margin the risk function signs off; below it, the pre-agreed fallback applies.");
+    y << YAML::Key << "labels" << YAML::Value << YAML::BeginMap << YAML::Key << "severity" << YAML::Value << a.severity
+      << YAML::Key << "class" << YAML::Value << a.klass << YAML::EndMap;
+    y << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap << YAML::Key << "summary" << YAML::Value << a.summary
+      << YAML::Key << "description" << YAML::Value << a.description << YAML::EndMap << YAML::EndMap;
   }
   y << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
   return std::string(y.c_str()) + "\n";

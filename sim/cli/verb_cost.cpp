@@ -28,7 +28,9 @@ const VerbDoc kCostDoc{
         "missed-deadline cost and utilisation, and which case for dedicated nodes applies (the floor is most of the "
         "cluster; isolation rules out sharing; a missed deadline costs more than idle nodes). A scenario is run here "
         "(twice when it has capacity blocks: with them, and without them for shared and for a block not had); a sweep gives the miss chance as "
-        "the share of points that missed. --out writes cost.json, cost.csv and cost.md.",
+        "the share of points that missed. Dedicated's miss chance is not simulated but a fit bound (p_miss_basis): a miss when the "
+        "class's work exceeds the dedicated GPUs x its window, a lower bound as packing and failures are left out. --out writes "
+        "cost.json, cost.csv and cost.md.",
     .placeholders = {{"input", "PATH"}, {"prices", "FILE"}, {"out", "DIR"}, {"base-dir", "DIR"}},
     .examples = {{"floorsim cost examples/cost/night.json --prices examples/cost/prices.json",
                   "price the deadline classes of a night with a capacity block"},

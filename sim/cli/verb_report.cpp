@@ -1,5 +1,5 @@
 // floorsim report DIR -o report.html: one self-contained HTML file (inline SVG, no
-// script, no network) from a run or sweep directory. The work is in sim/app/report.{hpp,cpp}.
+// script, no network) from a run, sweep or review directory. The work is in sim/app/report.{hpp,cpp}.
 #include <iostream>
 
 #include "sim/app/report.hpp"
@@ -15,7 +15,9 @@ const VerbDoc kReportDoc{
         "Write one self-contained HTML report (inline SVG; no script, no network) of a run or sweep directory. For a "
         "run: GPUs per class against its floor over time, the wait CDF per class, deadline margins, a Gantt view of "
         "the largest jobs, preemptions and lost GPU-hours, and the verdict when the run was a rehearsal. For a sweep: "
-        "each metric against each axis, points coloured by verdict.",
+        "each metric against each axis, points coloured by verdict. For a review (`floorsim review --out`): entitlement "
+        "against use and allocation per class, use and waits per class by week and by month, idle and fragmented "
+        "capacity, the windows where wait piles up, the recommended floors and the alert thresholds.",
     .placeholders = {{"dir", "DIR"}, {"out", "FILE"}, {"metric", "M"}},
     .examples = {{"floorsim report out/rehearse -o rehearse.html", "the report of a rehearsal"},
                  {"floorsim report out/lhs -o lhs.html --metric wait_s.p99 --metric classes.var.deadline_margin_s",
@@ -27,7 +29,7 @@ int verb_report(const Args& args) {
   std::string dir, out;
   std::vector<std::string> metrics;
   bool force = false;
-  opts.add_options()("dir", po::value(&dir)->required(), "run directory (metrics.json, timeline.csv, jobs.csv) or sweep directory (sweep.json, results.jsonl)")
+  opts.add_options()("dir", po::value(&dir)->required(), "run directory (metrics.json, timeline.csv, jobs.csv), sweep directory (sweep.json, results.jsonl) or review directory (review.json)")
       ("out,o", po::value(&out)->default_value("report.html"),
                   std::string("HTML file to write, outside DIR").append(kFileOutRule).c_str())
       ("metric", po::value(&metrics)->composing(),

@@ -31,11 +31,12 @@ const VerbDoc kReviewDoc{
         "(quota share, queueing delay, SLA margin; https://prometheus.io/docs/prometheus/latest/configuration/"
         "alerting_rules/). Reads a `sacct --parsable2` dump (the class from the account, QOS, partition or user) "
         "or a run directory's jobs.csv. Prints the review as Markdown; --out writes review.md, review.json, "
-        "weekly.csv, monthly.csv and alerts.yml.",
+        "weekly.csv, monthly.csv and alerts.yml, and `floorsim report DIR` renders that directory as one HTML page.",
     .placeholders = {{"input", "PATH"}, {"entitlements", "FILE"}, {"out", "DIR"}},
     .examples = {{"floorsim review sacct-q1.txt --entitlements examples/review/entitlements.json",
                   "review a quarter of a desk's sacct accounting (examples/review/make_sacct.py writes one)"},
-                 {"floorsim review out/run --entitlements ent.json --out review", "review a run, with alert rules in review/alerts.yml"}},
+                 {"floorsim review out/run --entitlements ent.json --out review", "review a run, with alert rules in review/alerts.yml"},
+                 {"floorsim report review -o review.html", "the review as one HTML page (tables and charts)"}},
 };
 
 namespace {
@@ -114,9 +115,10 @@ int verb_review(const Args& args) {
   const auto ent = app::review::load_entitlements(app::parse_json_text(io::read_file(ent_file), ent_file), ent_file);
   const auto jobs = dir_in ? from_run(input) : from_sacct(input, ent);
   if (jobs.empty()) throw InputError(input, "", "no GPU job to review; expected accounting with GPU jobs");
-  const auto r = app::review::review(jobs, ent);
+  auto r = app::review::review(jobs, ent);
+  r.source = (dir_in ? "run " : "sacct ") + input;
   for (const auto& w : r.warnings) std::cerr << "floorsim: warning: " << w << "\n";
-  const std::string md = app::review::to_markdown(r, (dir_in ? "run " : "sacct ") + input);
+  const std::string md = app::review::to_markdown(r, r.source);
   std::cout << md;
   if (target) {
     io::OutputDir d(*target);

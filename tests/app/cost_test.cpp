@@ -56,6 +56,7 @@ TEST_CASE("cost: the three options on a hand-computed class", "[cost]") {
   CHECK(rb.capacity_usd == 120);
   CHECK(rb.burst_usd == 96);
   CHECK(rb.p_miss == Approx(0.625));  // 0.75 x 0.5 + 0.25 x 1 (unknown without blocks: missed)
+  CHECK(rb.p_miss_basis == "simulated with blocks, 1 assumed without");
   CHECK(rb.total_usd() == Approx(120 + 96 + 6250));
   // Break-even: (768 - 80) / (0.5 - 0) = 1376 USD per missed night.
   CHECK(missed_breakeven(sh, de) == Approx(1376));
@@ -130,4 +131,31 @@ TEST_CASE("cost: a sweep's miss chance is the share of points that missed", "[co
   CHECK(o.classes[0].used_gpu_h == 10);
   CHECK(o.classes[0].window_h == 4);
   CHECK(o.gpus_per_node == 8);
+}
+
+TEST_CASE("cost: dedicated's miss chance is a fit bound, per point over a sweep", "[cost]") {
+  // floor 12 GPUs -> 16 dedicated (2 nodes of 8); window 5 h -> 80 GPU-h fit. Points used 40, 100
+  // and 90 GPU-h: 2 of 3 do not fit. The mean (76.7) fits, so a bound on the mean would say 0.
+  auto line = [](double used_gpu_h) {
+    return json{{"metrics", {{"cluster", {{"gpus", 32}, {"nodes", 4}}},
+                             {"classes", {{"var", {{"deadline_margin_s", 10.0}, {"deadline_misses", 0}, {"floor_gpus", 12},
+                                                   {"gpu_s_used", used_gpu_h * 3600}, {"preemptions", 0}}}}}}}};
+  };
+  Prices p = prices();
+  p.classes["var"].reserved_window_h = 5;
+  CHECK(dedicated_gpus(12, 8) == 16);
+  CHECK(dedicated_overflows(80, 12, 8, 5) == false);
+  CHECK(dedicated_overflows(80.5, 12, 8, 5) == true);
+  const Observation o = observe_sweep({line(40), line(100), line(90)}, p, "sweep", "r.jsonl");
+  REQUIRE(o.classes.size() == 1);
+  CHECK(o.classes[0].dedicated_overflow_share == Approx(2.0 / 3));
+  const CostReport r = price(o, p);
+  const OptionCost& de = r.classes[0].options[1];
+  CHECK(de.p_miss == Approx(2.0 / 3));
+  CHECK(de.p_miss_basis == "fit bound");
+  CHECK(de.expected_missed_usd == Approx(10000 * 2.0 / 3));
+  CHECK(r.classes[0].options[0].p_miss_basis == "simulated");
+  // One run (no per-point share): the bound on its own work.
+  CHECK(dedicated_option(var(), p, 8, 10000).p_miss == 0);
+  CHECK(to_markdown(r).find("| var | dedicated | 384.0 | 768.00 | 307.3 | 614.67 | 0.00 | 0.667 | fit bound |") != std::string::npos);
 }

@@ -70,3 +70,41 @@ TEST_CASE("review: Prometheus alerting rules", "[review]") {
   CHECK(y.find("for: 900s") != std::string::npos);
   CHECK_THROWS_WITH(load_entitlements(json::parse(R"({"classes": {}})"), "e.json"), Catch::Contains("e.json:/capacity_gpus"));
 }
+
+TEST_CASE("review: capacity by calendar month splits a job across the month's end", "[review]") {
+  // 2026-01-31 22:00 to 2026-02-01 02:00: one 8-GPU job running the whole 4 h span on a 16-GPU
+  // cluster; another 8-GPU job submitted at the start waits 1 h into February, then runs 1 h.
+  constexpr double kFeb = 1769904000;  // 2026-02-01 00:00 UTC
+  std::vector<JobRecord> jobs{{"var", 8, kFeb - 7200, kFeb - 7200, kFeb + 7200},
+                              {"train", 8, kFeb - 7200, kFeb + 3600, kFeb + 7200}};
+  const Review r = review(jobs, ent());
+  REQUIRE(r.capacity_monthly.size() == 2);
+  CHECK(r.capacity_monthly[0].period == "2026-01");
+  CHECK(r.capacity_monthly[0].capacity_gpu_h == 32);  // 16 GPUs x 2 h of January
+  CHECK(r.capacity_monthly[0].used_gpu_h == 16);
+  CHECK(r.capacity_monthly[0].idle_while_waiting_gpu_h == 16);  // 8 idle GPUs x 2 h while train waited
+  CHECK(r.capacity_monthly[1].period == "2026-02");
+  CHECK(r.capacity_monthly[1].used_gpu_h == 24);                // var 16 + train 8
+  CHECK(r.capacity_monthly[1].idle_while_waiting_gpu_h == 8);   // the first hour of February
+  CHECK(r.capacity_monthly[1].idle_gpu_h == 8);
+  // The weeks: 2026-01-26 holds both months.
+  REQUIRE(r.capacity_weekly.size() == 1);
+  CHECK(r.capacity_weekly[0].idle_while_waiting_gpu_h == 24);
+}
+
+TEST_CASE("review: the alert rules as data, with their thresholds", "[review]") {
+  // var waits 600 s (its p95); train has no job: its queueing threshold is the 60 s minimum.
+  std::vector<JobRecord> jobs{{"var", 8, kMon, kMon + 600, kMon + 7200}};
+  const Review r = review(jobs, ent());
+  REQUIRE(r.alerts.size() == 5);  // train: quota, delay; var: quota, delay, SLA margin
+  CHECK(r.alerts[0].alert == "FloorsimClassNearQuota");
+  CHECK(r.alerts[0].klass == "train");
+  CHECK(r.alerts[0].threshold == 0.8);
+  CHECK(r.alerts[1].threshold == 60);
+  CHECK(r.alerts[3].alert == "FloorsimClassQueueingDelay");
+  CHECK(r.alerts[3].threshold == 600);
+  CHECK(r.alerts[4].alert == "FloorsimClassSlaMargin");
+  CHECK(r.alerts[4].severity == "critical");
+  CHECK(r.alerts[4].threshold == 1800);
+  CHECK(to_json(r)["alerts"][4]["for_s"] == 900);
+}

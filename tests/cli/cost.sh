@@ -22,6 +22,7 @@ var = next(c for c in r["classes"] if c["class"] == "var")
 o = {x["option"]: x for x in var["options"]}
 assert o["shared"]["p_miss"] == 1.0, o["shared"]
 assert abs(o["reserved+burst"]["p_miss"] - 0.1) < 1e-12, o["reserved+burst"]
+assert o["dedicated"]["p_miss_basis"] == "fit bound" and o["shared"]["p_miss_basis"] == "simulated", o
 assert var["cheapest"] == "reserved+burst"
 assert abs(r["prices"]["onprem_gpu_hour_usd"] - (300000 / (4 * 8760) + 1.5) / 8) < 1e-9
 PY
@@ -37,6 +38,7 @@ grep -q "no run without them" "$T/r.err" || fail "no warning about the missing r
 "$FS" sweep "$EX/sweep.json" --out "$T/sw" > /dev/null
 "$FS" cost "$T/sw" --prices "$EX/prices-sweep.json" > "$T/sw.txt" 2> "$T/sw.err" || fail "cost on a sweep dir"
 grep -q '^| var | shared | .* | 0.250 |' "$T/sw.txt" || fail "sweep miss chance: $(cat "$T/sw.txt")"
+grep -q '^| var | dedicated | .* | 0.750 | fit bound |' "$T/sw.txt" || fail "sweep dedicated fit bound per point: $(grep dedicated "$T/sw.txt")"
 set +e
 "$FS" cost "$T/sw" --prices "$EX/prices.json" > /dev/null 2> "$T/sw2.err"
 rc=$?

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end: floorsim report (issue 8). Renders a run report and a sweep report, checks they are
+# End-to-end: floorsim report. Renders a run, a sweep and a review report, checks they are
 # self-contained (no script, no external reference), then loads them in headless Chromium
 # (Debian's chromium, .ci/setup installs it) and checks the rendered DOM has every chart: an
 # <svg> with the chart's id and title, with drawn content; that each report opens with its
@@ -26,6 +26,11 @@ grep -q 'id="chart-sweep-2-classes-var-floor-attainment"' "$T/sw1.html" || fail 
 "$FS" sweep "$SRC/examples/sweeps/quickstart-schedulers.json" --out "$T/qs" -q
 "$FS" report "$T/qs" -o "$T/qs.html" 2> /dev/null || fail "report of a categorical sweep"
 grep -q 'id="chart-sweep-0-utilization"' "$T/qs.html" && grep -q "scheduler (categories)" "$T/qs.html" || fail "categorical axis chart"
+
+# A review directory (floorsim review --out): its HTML page.
+python3 "$SRC/examples/review/make_sacct.py" "$T/sacct.txt"
+"$FS" review "$T/sacct.txt" --entitlements "$SRC/examples/review/entitlements.json" --out "$T/rv" > /dev/null
+"$FS" report "$T/rv" -o "$T/rv.html" 2> /dev/null || fail "report of a review dir"
 
 # Summary first, human units, footer with version and input hashes.
 [ "$(grep -n 'id="summary"' "$T/run.html" | cut -d: -f1)" -lt "$(grep -n '<svg' "$T/run.html" | head -1 | cut -d: -f1)" ] || fail "run summary is not before the charts"
@@ -64,7 +69,7 @@ for f in sw miss; do
   [ -z "$dup" ] || fail "$f.html repeats a y tick label: $dup"
 done
 
-for f in run sw; do
+for f in run sw rv; do
   ! grep -qi '<script' "$T/$f.html" || fail "$f.html has a script"
   ! grep -Eqi '(src|href)=' "$T/$f.html" || fail "$f.html references another resource"
   ! grep -Eo 'https?://[^"]*' "$T/$f.html" | grep -v '^http://www.w3.org/2000/svg$' | grep -q . || fail "$f.html has a URL"
@@ -120,7 +125,11 @@ done
 render "$T/miss.html"
 ART="${FLOORSIM_ARTEFACT_DIR:-$(cd "$(dirname "$FS")/../.." && pwd)/report-screenshots}"
 mkdir -p "$ART"
-for f in run sw miss; do
+render "$T/rv.html"
+for id in review-classes review-use review-wait review-capacity review-pileups review-rebalance review-alerts review-monthly review-weekly; do
+  grep -q "<section id=\"$id\">" "$T/rv.html.dom" || fail "rendered review report lacks section $id"
+done
+for f in run sw miss rv; do
   grep -q '<section id="summary">' "$T/$f.html.dom" || fail "rendered $f report lacks its summary"
   grep -q '<footer id="footer"' "$T/$f.html.dom" || fail "rendered $f report lacks its footer"
   for id in $(grep -o '<svg id="[^"]*"' "$T/$f.html" | cut -d'"' -f2); do
