@@ -317,6 +317,9 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
     ++c.solves;
     double dt = std::numeric_limits<double>::infinity();
     for (uint32_t f : active) dt = std::min(dt, rem[f] / rates[f]);
+    // Rounding can leave a flow a few bytes below zero after a step that did not count it done;
+    // it finishes now (dt 0), never at a negative step, which would repeat forever.
+    dt = std::max(dt, 0.0);
     const bool arrival_first = next < n && start(order[next]) < t + dt;
     const double t_next = arrival_first ? start(order[next]) : t + dt;
     const double step = t_next - t;
@@ -324,7 +327,7 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
     still.clear();
     for (uint32_t f : active) {
       const double r = rates[f];
-      const bool done = !arrival_first && rem[f] / r <= dt * (1 + 1e-12);
+      const bool done = !arrival_first && (rem[f] <= 0 || rem[f] / r <= dt * (1 + 1e-12));
       const double moved = done ? rem[f] : (std::isinf(r) ? rem[f] : r * step);
       for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i) c.link_bytes[s.flow_links[i]] += moved;
       if (done) {

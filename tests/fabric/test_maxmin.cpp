@@ -224,9 +224,9 @@ TEST_CASE("incremental completion matches from-scratch solves on random flow set
   // Property: arbitrary links (capacities 1..8 GB/s), flows over 1..5 random distinct links (of 5..44),
   // random sizes, all at once or staggered (ties included): same finish times, link bytes and
   // trace figures as re-solving every active flow from scratch at each event.
-  // Seeds 1..30 only: seed 38 (staggered) does not finish within 100 s under complete(), a case
-  // still to be understood (near-tied departures stepping by ever smaller dt is the suspicion).
-  for (uint64_t seed = 1; seed <= 30; ++seed) {
+  // Seed 38 (staggered) once looped for ever: a step left a flow a few bytes below zero, so the
+  // next step was negative and the flow was never counted done.
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
     std::mt19937_64 rng(seed);
     FlowSet fs;
     const uint32_t links = 5 + static_cast<uint32_t>(rng() % 40), flows = 1 + static_cast<uint32_t>(rng() % 300);
