@@ -287,7 +287,9 @@ class KueueScheduler final : public Scheduler {
         case Outcome::PreemptIssued: code = kPendingPreemption; break;
         case Outcome::Skipped: code = kSkipped; break;
         case Outcome::NoNodes:
-          code = pod_reason_[r.key] == kResourceQuotaExceeded || pod_reason_[r.key] == kTopologyNotFit ? pod_reason_[r.key] : kNoNodes;
+          // A pod-level quota or topology misfit says more than "no nodes".
+          code = kNoNodes;
+          if (pod_reason_[r.key] == kResourceQuotaExceeded || pod_reason_[r.key] == kTopologyNotFit) code = pod_reason_[r.key];
           break;
         case Outcome::Inactive: code = kInactive; break;
       }
