@@ -4,11 +4,8 @@
 # within its band passes; sweep outputs compare point by point; bad bands files exit 2 with one
 # file:pointer line and write no JUnit file.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 BASE="$SRC/examples/ci/baseline-metrics.json"
 BANDS="$SRC/examples/ci/bands.json"
 wellformed() {

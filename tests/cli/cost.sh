@@ -3,11 +3,8 @@
 # run directory, on a sweep directory; outputs cost.json/csv/md; bad prices are exit 2, one line,
 # no output directory; the output is byte-identical run to run.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 EX="$SRC/examples/cost"
 
 "$FS" cost "$EX/night.json" --prices "$EX/prices.json" --out "$T/c1" > "$T/c1.txt" || fail "cost exit $?"

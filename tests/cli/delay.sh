@@ -3,11 +3,8 @@
 # DL-shaped example, strict consolidation never starts a job spread over leaves, "none" does,
 # the runs are the same with 1 and 2 threads; delay scheduling beside a fabric block is refused.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 
 "$FS" sweep "$SRC/examples/delay/modes.json" --out "$T/a" -j1 -q || fail "modes sweep"
 "$FS" sweep "$SRC/examples/delay/modes.json" --out "$T/b" -j2 -q || fail "modes sweep -j2"

@@ -4,11 +4,8 @@
 # the same with 1 and 2 threads; the static split lends nothing, lending lends and reclaims;
 # the example holds the engine invariants, with Kueue or KAI on the Kubernetes side; bad hybrid blocks get one line naming the pointer.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 
 "$FS" sweep "$SRC/examples/hybrid/compare.json" --out "$T/a" -j1 -q || fail "compare sweep"
 "$FS" sweep "$SRC/examples/hybrid/compare.json" --out "$T/b" -j2 -q || fail "compare sweep -j2"

@@ -5,11 +5,8 @@
 # link/switch failures with a replayed intraday rate, and `size` on a run directory with
 # --base-dir.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 
 # Cascade: the urgent job preempts a batch job, which (requeued) preempts the spot job.
 set +e

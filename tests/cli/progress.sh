@@ -3,11 +3,8 @@
 # line on stderr when it is a terminal (here a pseudo-terminal from script(1)), and print
 # nothing there when it is not, or with -q; --progress always/never overrides.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 S="$SRC/examples/quickstart.json"
 
 # Not a terminal: nothing on stderr.

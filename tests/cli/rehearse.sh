@@ -3,11 +3,8 @@
 # verdict.json), a failing example (exit 1, layer named), bad input (exit 2, one line, no output
 # directory), determinism, --growth prints a headroom figure, --help lists defaults.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 
 "$FS" rehearse --out "$T/n1" > "$T/n1.txt" || fail "default night should pass (exit $?)"
 grep -q "verdict: PASS" "$T/n1.txt" || fail "no PASS verdict line"

@@ -9,11 +9,8 @@
 # <build>/report-screenshots/. Skips (exit 77, ctest SKIP_RETURN_CODE) only when no chromium
 # binary exists at all.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 
 "$FS" rehearse "$SRC/examples/rehearse-default.json" --out "$T/run" -q
 "$FS" report "$T/run" -o "$T/run.html" 2> /dev/null || fail "report of a run dir"

@@ -4,11 +4,8 @@
 # `floorsim report` renders from the review's directory (every section present); bad
 # entitlements are exit 2, one line, nothing written; the output is byte-identical run to run.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 EX="$SRC/examples/review"
 
 python3 "$EX/make_sacct.py" "$T/sacct.txt"

@@ -2,11 +2,8 @@
 # End-to-end: floorsim run / validate / schema on the shipped examples; bad input exits 2 with a
 # one-line error and leaves no output directory; the same scenario gives byte-identical files.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 
 # Every example scenario validates.
 for f in "$SRC"/examples/*.json; do

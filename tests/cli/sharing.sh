@@ -5,11 +5,8 @@
 # sweep byte-identical with 1 and 2 threads; the rehearsal verdict and the report carry the
 # two-part worst case; bad sharing input is one error line, exit 2, no output.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
 
 # The quickstart with a sharing block: one service on gpu[001-002], pool mode as given.
 with_sharing() {  # with_sharing MODE OUT.json [EXTRA-POOL-FIELDS]
