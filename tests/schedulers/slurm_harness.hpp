@@ -74,6 +74,22 @@ inline Workload workload(const std::vector<J>& jobs) {
   return wl;
 }
 
+// Runs the model already in `r` (invariants checked) and collects its runs, report and allocations.
+inline void run_model(Result& r, SimTime horizon_s = kNever, std::vector<NodeEvent> node_events = {}) {
+  EngineConfig ec;
+  ec.horizon_s = horizon_s;
+  ec.check_invariants = true;
+  Engine e(r.wl, r.cl, *r.sched, ec);
+  if (!node_events.empty()) e.add_node_events(std::move(node_events));
+  e.run();
+  r.runs = e.runs();
+  r.report = r.sched->report(e.snapshot());
+  for (size_t j = 0; j < r.wl.jobs.size(); ++j) {
+    auto a = e.final_allocation(static_cast<JobIdx>(j));
+    r.alloc.emplace_back(a.begin(), a.end());
+  }
+}
+
 // Runs to completion (or `horizon_s`) on `nodes` x `gpus` nodes named n001...
 inline std::unique_ptr<Result> run(const slurm::SlurmConfig& cfg, const std::vector<J>& jobs, size_t nodes = 4,
                                    int32_t gpus = 8, SimTime horizon_s = kNever, std::vector<NodeEvent> node_events = {}) {
@@ -81,18 +97,7 @@ inline std::unique_ptr<Result> run(const slurm::SlurmConfig& cfg, const std::vec
   r->wl = workload(jobs);
   r->cl = uniform_cluster("n", nodes, gpus);
   r->sched = slurm::make_model(cfg, r->wl, r->cl, "test");
-  EngineConfig ec;
-  ec.horizon_s = horizon_s;
-  ec.check_invariants = true;
-  Engine e(r->wl, r->cl, *r->sched, ec);
-  if (!node_events.empty()) e.add_node_events(std::move(node_events));
-  e.run();
-  r->runs = e.runs();
-  r->report = r->sched->report(e.snapshot());
-  for (size_t j = 0; j < r->wl.jobs.size(); ++j) {
-    auto a = e.final_allocation(static_cast<JobIdx>(j));
-    r->alloc.emplace_back(a.begin(), a.end());
-  }
+  run_model(*r, horizon_s, std::move(node_events));
   return r;
 }
 
@@ -124,16 +129,7 @@ inline std::unique_ptr<Result> run_conf(const std::string& conf, const std::vect
     for (auto& js : r->wl.jobs) edit(js);
   r->cl = slurm::cluster_from_conf(cfg);
   r->sched = slurm::make_model(cfg, r->wl, r->cl, "test");
-  EngineConfig ec;
-  ec.check_invariants = true;
-  Engine e(r->wl, r->cl, *r->sched, ec);
-  e.run();
-  r->runs = e.runs();
-  r->report = r->sched->report(e.snapshot());
-  for (size_t j = 0; j < r->wl.jobs.size(); ++j) {
-    auto a = e.final_allocation(static_cast<JobIdx>(j));
-    r->alloc.emplace_back(a.begin(), a.end());
-  }
+  run_model(*r);
   return r;
 }
 
