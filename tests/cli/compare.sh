@@ -5,7 +5,7 @@
 # file:pointer line and write no JUnit file.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 BASE="$SRC/examples/ci/baseline-metrics.json"
 BANDS="$SRC/examples/ci/bands.json"
 wellformed() {
@@ -18,7 +18,7 @@ wellformed() {
 "$FS" run "$SRC/examples/quickstart.json" --out "$T/run" -q
 "$FS" compare "$BASE" "$T/run" --bands "$BANDS" --junit "$T/pass.xml" > "$T/pass.txt" || fail "gate fails on an unchanged run: $(cat "$T/pass.txt")"
 grep -q "^PASS: 0 of 10 checks" "$T/pass.txt" || fail "summary: $(tail -1 "$T/pass.txt")"
-head -1 "$T/pass.txt" | grep -q "metric.*baseline.*current.*change.*band.*verdict" || fail "table header"
+head -1 "$T/pass.txt" | has "metric.*baseline.*current.*change.*band.*verdict" || fail "table header"
 wellformed "$T/pass.xml"
 grep -q 'tests="10" failures="0"' "$T/pass.xml" || fail "junit counts (pass)"
 
@@ -74,7 +74,7 @@ check_bad '{"bands": [{"metric": "makespan_s", "upper": {"rel": "ten"}}]}' "bad.
 check_bad '{"bands": [{"metric": "classes.risk.floor_atainment", "lower": {"abs": 0.1}}]}' "bad.json:/bands/0/metric: 'classes.risk.floor_atainment' is not in the baseline"
 check_bad '{"bands": [' "bad.json:"
 check_bad '{"bands": [{"metric": "makespan_s", "max": 1}]}' "results.jsonl" "$T/s1"
-"$FS" compare --help | grep -qF -- "(default: \"\")" || fail "compare --help lacks --junit default"
+"$FS" compare --help | has -F -- "(default: \"\")" || fail "compare --help lacks --junit default"
 # An unreadable baseline: the same, and no other output appears.
 set +e
 "$FS" compare "$T/nonexistent" "$T/run" --bands "$BANDS" --junit "$T/nb.xml" > "$T/nb.out" 2> "$T/nb.err"; rc=$?

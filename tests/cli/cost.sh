@@ -4,7 +4,7 @@
 # no output directory; the output is byte-identical run to run.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 EX="$SRC/examples/cost"
 
 "$FS" cost "$EX/night.json" --prices "$EX/prices.json" --out "$T/c1" > "$T/c1.txt" || fail "cost exit $?"

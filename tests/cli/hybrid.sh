@@ -5,7 +5,7 @@
 # the example holds the engine invariants, with Kueue or KAI on the Kubernetes side; bad hybrid blocks get one line naming the pointer.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 
 "$FS" sweep "$SRC/examples/hybrid/compare.json" --out "$T/a" -j1 -q || fail "compare sweep"
 "$FS" sweep "$SRC/examples/hybrid/compare.json" --out "$T/b" -j2 -q || fail "compare sweep -j2"
@@ -26,7 +26,7 @@ for r in rows:
     assert r["metrics"]["jobs"] == rows[0]["metrics"]["jobs"], "the points ran different workloads"
 PY
 "$FS" run "$SRC/examples/hybrid/scenario.json" --out "$T/run" -q --check-invariants || fail "--check-invariants"
-head -1 "$T/run/jobs.csv" | grep -q ',side,' || fail "no side column in jobs.csv"
+head -1 "$T/run/jobs.csv" | has ',side,' || fail "no side column in jobs.csv"
 # KAI on the Kubernetes side.
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["scheduler"]["kubernetes"] = {"type": "kai", "manifests": ["kai-queues.yaml"], "queue_map": {"*": "services"}}; print(json.dumps(d))' \
   "$SRC/examples/hybrid/scenario.json" > "$T/kai.json"

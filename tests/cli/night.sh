@@ -6,7 +6,7 @@
 # --base-dir.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 
 # Cascade: the urgent job preempts a batch job, which (requeued) preempts the spot job.
 set +e

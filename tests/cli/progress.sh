@@ -4,7 +4,7 @@
 # nothing there when it is not, or with -q; --progress always/never overrides.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 S="$SRC/examples/quickstart.json"
 
 # Not a terminal: nothing on stderr.

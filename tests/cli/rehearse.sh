@@ -4,7 +4,7 @@
 # directory), determinism, --growth prints a headroom figure, --help lists defaults.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 
 "$FS" rehearse --out "$T/n1" > "$T/n1.txt" || fail "default night should pass (exit $?)"
 grep -q "verdict: PASS" "$T/n1.txt" || fail "no PASS verdict line"

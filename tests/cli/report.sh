@@ -10,7 +10,7 @@
 # binary exists at all.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 
 "$FS" rehearse "$SRC/examples/rehearse-default.json" --out "$T/run" -q
 "$FS" report "$T/run" -o "$T/run.html" 2> /dev/null || fail "report of a run dir"
@@ -69,7 +69,7 @@ done
 for f in run sw rv; do
   ! grep -qi '<script' "$T/$f.html" || fail "$f.html has a script"
   ! grep -Eqi '(src|href)=' "$T/$f.html" || fail "$f.html references another resource"
-  ! grep -Eo 'https?://[^"]*' "$T/$f.html" | grep -v '^http://www.w3.org/2000/svg$' | grep -q . || fail "$f.html has a URL"
+  ! grep -Eo 'https?://[^"]*' "$T/$f.html" | grep -v '^http://www.w3.org/2000/svg$' | has . || fail "$f.html has a URL"
 done
 
 # Bad input: exit 2, one line, no file.

@@ -5,7 +5,7 @@
 # entitlements are exit 2, one line, nothing written; the output is byte-identical run to run.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 EX="$SRC/examples/review"
 
 python3 "$EX/make_sacct.py" "$T/sacct.txt"

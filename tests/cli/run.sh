@@ -3,7 +3,7 @@
 # one-line error and leaves no output directory; the same scenario gives byte-identical files.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 
 # Every example scenario validates.
 for f in "$SRC"/examples/*.json; do
@@ -15,7 +15,7 @@ done
 for f in metrics.json jobs.csv timeline.csv scenario.resolved.json; do
   [ -s "$T/q1/$f" ] || fail "missing $f"
 done
-head -1 "$T/q1/jobs.csv" | grep -q '^job_id,class,user,account,qos,partition,gpus,nodes,submit_s,start_s,end_s,wait_s,state,requeues,preemptions,node_list' \
+head -1 "$T/q1/jobs.csv" | has '^job_id,class,user,account,qos,partition,gpus,nodes,submit_s,start_s,end_s,wait_s,state,requeues,preemptions,node_list' \
   || fail "jobs.csv header"
 grep -q '"floor_attainment"' "$T/q1/metrics.json" || fail "metrics.json lacks floor_attainment"
 grep -q '"enforce_time_limit": true' "$T/q1/scenario.resolved.json" || fail "defaults not resolved"
@@ -28,7 +28,7 @@ done
 
 # KTH-SP2 replay keeps the trace's job ids (first job number is 15).
 "$FS" run "$SRC/examples/kth-easy.json" --out "$T/kth" -q
-sed -n 2p "$T/kth/jobs.csv" | grep -q '^15,' || fail "KTH job id 15 not kept"
+sed -n 2p "$T/kth/jobs.csv" | has '^15,' || fail "KTH job id 15 not kept"
 [ "$(wc -l < "$T/kth/jobs.csv")" -eq 28476 ] || fail "KTH jobs.csv rows"
 
 # Bad input: exit 2, one line naming file and pointer, no output directory.
@@ -39,9 +39,9 @@ expect_bad() {  # expect_bad FILE PATTERN
   set -e
   [ "$rc" -eq 2 ] || fail "$1: exit $rc, expected 2"
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "$1: error is not one line: $err"
-  printf '%s' "$err" | grep -q -- "$2" || fail "$1: error '$err' lacks '$2'"
+  printf '%s' "$err" | has -- "$2" || fail "$1: error '$err' lacks '$2'"
   [ ! -e "$T/bad" ] || fail "$1: left an output directory"
-  ls -A "$T" | grep -q '^\.bad' && fail "$1: left a temporary directory" || true
+  ls -A "$T" | has '^\.bad' && fail "$1: left a temporary directory" || true
 }
 D="$SRC/tests/cli/data"
 expect_bad "$D/bad_unknown_key.json" 'bad_unknown_key.json:/cluster/gpu_count: unknown key'
@@ -57,7 +57,7 @@ set +e
 "$FS" run --bogus >/dev/null 2>&1; rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "unknown flag: exit $rc"
-"$FS" run --help | grep -q -- '--out' || fail "run --help"
+"$FS" run --help | has -- '--out' || fail "run --help"
 "$FS" schema > "$T/schema.json"  # to a file: grep -q closing a pipe early would SIGPIPE the writer
 grep -q '"oneOf"' "$T/schema.json" || fail "schema"
 "$FS" schema --format table > "$T/schema.txt"

@@ -6,7 +6,7 @@
 # two-part worst case; bad sharing input is one error line, exit 2, no output.
 set -euo pipefail
 # shellcheck source=tests/cli/preamble.bash
-source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 
 # The quickstart with a sharing block: one service on gpu[001-002], pool mode as given.
 with_sharing() {  # with_sharing MODE OUT.json [EXTRA-POOL-FIELDS]

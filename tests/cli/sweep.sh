@@ -3,12 +3,9 @@
 # byte-identical files; a torn / shortened / killed output resumed with --resume completes with
 # no index lost or doubled; bad sweep files exit 2 with one file:pointer line and no output.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 D="$SRC/tests/cli/data"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 same() { for f in results.jsonl results.csv sweep.json; do cmp -s "$1/$f" "$2/$f" || fail "$f differs: $1 vs $2 ($3)"; done; }
 # The index of every line, in file order (keys are sorted: "axes" < "error" < "index" < "metrics").
 indices() { awk 'match($0, /"index":[0-9]+/) { printf "%s%s", (n++ ? " " : ""), substr($0, RSTART + 8, RLENGTH - 8) } END { print "" }' "$1"; }
@@ -20,14 +17,14 @@ same "$T/j1" "$T/j2" "1 vs 2 threads"
 [ "$(wc -l < "$T/j1/results.jsonl")" -eq 8 ] || fail "expected 8 lines"
 [ "$(indices "$T/j1/results.jsonl")" = "0 1 2 3 4 5 6 7" ] || fail "lines not sorted by index"
 [ "$(wc -l < "$T/j1/results.csv")" -eq 9 ] || fail "csv rows"
-head -1 "$T/j1/results.csv" | grep -q '^index,var_floor,pool_nodes,load,' || fail "csv header: $(head -1 "$T/j1/results.csv" | cut -c1-80)"
+head -1 "$T/j1/results.csv" | has '^index,var_floor,pool_nodes,load,' || fail "csv header: $(head -1 "$T/j1/results.csv" | cut -c1-80)"
 grep -q '"verdict":{"criteria"' "$T/j1/results.jsonl" || fail "rehearse sweep lines carry no verdict"
 # Grid order: first axis slowest; point 5 = var_floor 128, pool 1, load 0.5.
-sed -n 6p "$T/j1/results.jsonl" | grep -q '"axes":{"load":0.5,"pool_nodes":1,"var_floor":128}' || fail "grid order"
+sed -n 6p "$T/j1/results.jsonl" | has '"axes":{"load":0.5,"pool_nodes":1,"var_floor":128}' || fail "grid order"
 # A base file relative to the sweep file, string values (scheduler models), no verdict.
 "$FS" sweep "$SRC/examples/sweeps/quickstart-schedulers.json" --out "$T/qs" -q || fail "quickstart-schedulers sweep"
 [ "$(wc -l < "$T/qs/results.jsonl")" -eq 6 ] || fail "quickstart-schedulers: 6 lines"
-sed -n 5p "$T/qs/results.jsonl" | grep -q '"scheduler":"conservative_backfill"' || fail "string axis value"
+sed -n 5p "$T/qs/results.jsonl" | has '"scheduler":"conservative_backfill"' || fail "string axis value"
 ! grep -q '"verdict"' "$T/qs/results.jsonl" || fail "a run-based sweep carries no verdict"
 # No progress bar when stderr is not a terminal.
 "$FS" sweep "$D/sweep_small.json" --out "$T/np" -q 2> "$T/np.err"; [ ! -s "$T/np.err" ] || fail "progress printed to a non-terminal"
@@ -114,7 +111,7 @@ echo '{"base": "rehearse", "axes": [' > "$T/b4.json"
 check_bad "$T/b4.json" "b4.json:"
 
 # --help lists every option with its default.
-"$FS" sweep --help | grep -q -- "-j, --threads N .*(default: 0)" || fail "sweep --help lacks --threads default"
-"$FS" sweep --help | tr -s " \n" " " | grep -q -- "--shard I/N .*(default: 0/1)" || fail "sweep --help lacks --shard default"
-"$FS" merge --help | grep -q "SHARD_DIR" || fail "merge --help"
+"$FS" sweep --help | has -- "-j, --threads N .*(default: 0)" || fail "sweep --help lacks --threads default"
+"$FS" sweep --help | tr -s " \n" " " | has -- "--shard I/N .*(default: 0/1)" || fail "sweep --help lacks --shard default"
+"$FS" merge --help | has "SHARD_DIR" || fail "merge --help"
 echo "sweep.sh: ok"

@@ -4,12 +4,9 @@
 # flagged in sweep.json and on stderr), and `floorsim tune`: byte-identical output for a seed
 # with 1 and 2 threads, a held-out window, a key slurm.conf sets refused with one line.
 set -euo pipefail
-FS="$1"
-SRC="${FLOORSIM_SOURCE_DIR:?}"
+# shellcheck source=tests/cli/preamble.bash
+source "$(dirname "${BASH_SOURCE[0]}")/preamble.bash"  # FS, SRC, T (removed on exit), fail, has
 D="$SRC/tests/app/data"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Trap 1: slurm.conf's PriorityWeightAge wins over the block's; the warning names both.
 "$FS" run "$D/tune_conf.json" --out "$T/conf" -q 2> "$T/conf.err" || fail "run tune_conf.json"
@@ -24,8 +21,8 @@ grep -q "overrides" "$T/same.err" && fail "warned though the block and the file 
 "$FS" sweep "$SRC/examples/sweeps/slurm-conf-override.json" --out "$T/trap" -q 2> "$T/trap.err" || fail "trap sweep"
 grep -q "sweep axis priority_weight_age changes no result" "$T/trap.err" || fail "no no-effect warning: $(cat "$T/trap.err")"
 grep -q "sweep axis bf_max_job_user" "$T/trap.err" && fail "bf_max_job_user flagged though it changes results"
-tr -d ' \n' < "$T/trap/sweep.json" | grep -q '"changes_results":false,"name":"priority_weight_age"' || fail "sweep.json does not flag the axis"
-tr -d ' \n' < "$T/trap/sweep.json" | grep -q '"no_effect_axes":\["priority_weight_age"\]' || fail "sweep.json no_effect_axes"
+tr -d ' \n' < "$T/trap/sweep.json" | has '"changes_results":false,"name":"priority_weight_age"' || fail "sweep.json does not flag the axis"
+tr -d ' \n' < "$T/trap/sweep.json" | has '"no_effect_axes":\["priority_weight_age"\]' || fail "sweep.json no_effect_axes"
 # Shards merged give the same flags as the whole sweep; --resume accepts a flagged sweep.json.
 for i in 0 1; do "$FS" sweep "$SRC/examples/sweeps/slurm-conf-override.json" --out "$T/s$i" --shard $i/2 -q 2>/dev/null || fail "shard $i"; done
 "$FS" merge "$T/m" "$T/s0" "$T/s1" -q 2> "$T/m.err" || fail "merge"
@@ -44,7 +41,7 @@ JSON
 for f in tune.json evaluations.csv; do cmp -s "$T/t1/$f" "$T/t2/$f" || fail "$f differs between 1 and 2 threads"; done
 grep -q "^holdout    mean_wait_s " "$T/t1.txt" || fail "summary lacks the held-out row: $(cat "$T/t1.txt")"
 grep -q '"holdout": "jobs submitted at or after 3000 s"' "$T/t1/tune.json" || fail "tune.json does not name the split"
-head -1 "$T/t1/evaluations.csv" | grep -q '^index,phase,priority_weight_jobsize,bf_window_min,unstarted,objective' || fail "evaluations.csv header"
+head -1 "$T/t1/evaluations.csv" | has '^index,phase,priority_weight_jobsize,bf_window_min,unstarted,objective' || fail "evaluations.csv header"
 # Another seed, another search.
 sed 's/"seed": 5/"seed": 6/' "$T/tune.json" > "$T/tune6.json"
 "$FS" tune "$T/tune6.json" --out "$T/t6" -q || fail "tune seed 6"
