@@ -21,18 +21,21 @@ std::vector<SchedulerEntry> build_registry() {
   std::vector<SchedulerEntry> r;
   r.push_back({"fifo", "strict FIFO: the first job that does not fit blocks the queue",
                [] { return type_only("fifo", "strict FIFO, first-fit placement"); },
-               [](const cfg::json&, const SchedulerContext&) { return baseline::make_fifo(); }});
+               [](const cfg::json&, const SchedulerContext&) { return baseline::make_fifo(); },
+               {}});
   r.push_back({"easy_backfill", "EASY backfill: a reservation for the head job only, planned with time limits",
                [] { return type_only("easy_backfill", "EASY backfill, first-fit placement"); },
-               [](const cfg::json&, const SchedulerContext&) { return baseline::make_easy_backfill(); }});
+               [](const cfg::json&, const SchedulerContext&) { return baseline::make_easy_backfill(); },
+               {}});
   r.push_back({"conservative_backfill", "conservative backfill: a reservation for every queued job",
                [] { return type_only("conservative_backfill", "conservative backfill, first-fit placement"); },
-               [](const cfg::json&, const SchedulerContext&) { return baseline::make_conservative_backfill(); }});
+               [](const cfg::json&, const SchedulerContext&) { return baseline::make_conservative_backfill(); },
+               {}});
   r.push_back({"kueue", "Kueue-like admission: ClusterQueues, cohorts, flavors, preemption, from Kueue YAML",
-               kueue::kueue_params_spec, kueue::make_kueue});
+               kueue::kueue_params_spec, kueue::make_kueue, {}});
   r.push_back({"kai", "KAI-like scheduling: hierarchical queues (quota, over-quota weight, limit), fair share, reclaim, "
                "preempt, consolidation, GPU fractions, from KAI Queue YAML",
-               kai::kai_params_spec, kai::make_kai});
+               kai::kai_params_spec, kai::make_kai, {}});
   r.push_back(slurm::registry_entry());
   r.push_back(hybrid::registry_entry());
   return r;
