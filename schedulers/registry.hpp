@@ -10,6 +10,7 @@
 #include "sim/core/cluster.hpp"
 #include "sim/core/config_spec.hpp"
 #include "sim/core/scheduler_api.hpp"
+#include "sim/core/warnings.hpp"
 
 namespace floorsim {
 
@@ -30,6 +31,13 @@ struct SchedulerContext {
   // The scheduler block as the scenario wrote it (before defaults), or null: a model whose own
   // files override block keys warns about the keys the block set explicitly.
   const cfg::json* given = nullptr;
+  // Where the model reports what it reads but cannot model; null (a test's context): printed.
+  Warnings* warnings = nullptr;
+  void warn(std::string message) const {
+    WarningScope scope(warnings);
+    scope.sink().add(std::move(message));
+    scope.done();
+  }
 };
 
 struct SchedulerEntry {

@@ -97,15 +97,16 @@ std::vector<Side> node_homes(const json& sn, const ClusterConfig& c, const std::
   return home;
 }
 
-std::vector<Side> job_sides(const json& classes, const Workload& w, const std::string& file) {
+std::vector<Side> job_sides(const json& classes, const SchedulerContext& ctx) {
+  const Workload& w = ctx.workload;
   std::vector<Side> out(w.jobs.size());
   std::vector<int> of_class(w.strings.size(), -1);
   for (int s = 0; s < 2; ++s)
     for (const auto& c : classes[kSideKey[s]]) {
       const StrId id = w.strings.find(c.get<std::string>());
       if (id == StringTable::kMissing) {
-        std::fprintf(stderr, "floorsim: warning: %s: /scheduler/classes/%s: no job has class \"%s\"\n", file.c_str(), kSideKey[s],
-                     c.get<std::string>().c_str());
+        ctx.warn(fmt::format("{}: /scheduler/classes/{}: no job has class \"{}\"", ctx.scenario_file, kSideKey[s],
+                             c.get<std::string>()));
         continue;
       }
       of_class[id] = s;
@@ -115,7 +116,7 @@ std::vector<Side> job_sides(const json& classes, const Workload& w, const std::s
     int s = of_class[w.jobs[j].klass];
     if (s < 0) {
       if (unlisted == "error")
-        cfg::fail(file, "/scheduler/classes",
+        cfg::fail(ctx.scenario_file, "/scheduler/classes",
                   fmt::format("job {} has class \"{}\", in neither list; expected it listed for one side, or \"unlisted\" set",
                               w.jobs[j].id, w.strings.str(w.jobs[j].klass)));
       s = unlisted == "slurm" ? 0 : 1;
@@ -153,7 +154,7 @@ std::unique_ptr<Scheduler> make(const json& r, const SchedulerContext& ctx) {
   }
   Layout l;
   l.node_home = node_homes(r["slurm_nodes"], ctx.cluster, file);
-  l.job_side = job_sides(r["classes"], ctx.workload, file);
+  l.job_side = job_sides(r["classes"], ctx);
   if (!r["lending"].is_null()) {
     const json& lb = r["lending"];
     l.lending.enabled = true;

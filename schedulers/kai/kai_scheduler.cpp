@@ -843,7 +843,7 @@ std::unique_ptr<Scheduler> make_kai(const cfg::json& p, const SchedulerContext& 
   std::vector<std::string> warnings;
   QueueTree t = build_tree(mf, warnings);
   auto s = std::make_unique<KaiScheduler>(p, ctx, std::move(t), std::move(warnings));
-  for (const auto& w : s->warnings()) std::fprintf(stderr, "floorsim: warning: %s\n", w.c_str());
+  for (const auto& w : s->warnings()) ctx.warn(w);
   return s;
 }
 

@@ -60,6 +60,8 @@ struct PodsReady {  // waitForPodsReady (spec §8, kueue apis/config/v1beta2/def
 
 class KueueScheduler final : public Scheduler {
  public:
+  // What the manifests and the block give that the model cannot apply (also in scheduler_report).
+  const std::vector<std::string>& warnings() const { return warnings_; }
   KueueScheduler(const cfg::json& p, const SchedulerContext& ctx, BuiltModel built)
       : core_(std::move(built.model), settings(p, built.model), ctx.workload.jobs.size()),
         warnings_(std::move(built.warnings)),
@@ -779,7 +781,9 @@ std::unique_ptr<Scheduler> make_kueue(const cfg::json& p, const SchedulerContext
   b.model.fs_s2b = st.back() == "LessThanInitialShare";
   b.model.gate_preempt_within_nominal = p.at("feature_gates").at("FairSharingPreemptWithinNominal").get<bool>();
   b.model.gate_prioritize_non_borrowing = p.at("feature_gates").at("FairSharingPrioritizeNonBorrowing").get<bool>();
-  return std::make_unique<KueueScheduler>(p, ctx, std::move(b));
+  auto s = std::make_unique<KueueScheduler>(p, ctx, std::move(b));
+  for (const auto& w : s->warnings()) ctx.warn(w);
+  return s;
 }
 
 }  // namespace floorsim::kueue

@@ -306,13 +306,12 @@ void SlurmModel::build_billing(const Workload& wl) {
   }
   if (cfg_.prio.type != PriorityType::Multifactor) return;  // no fair-share: billing changes nothing
   if (assumed > 0)
-    std::fprintf(stderr,
-                 "floorsim: warning: %zu of %zu jobs give no CPU count; each is billed 1 CPU per node it uses (what "
-                 "slurmctld allocates a one-task job without --cpus-per-task), as fair-share usage is by allocated CPUs "
-                 "where TRESBillingWeights is not set or weighs CPU (slurm.conf(5))\n",
-                 assumed, nj);
-  if (mem)
-    std::fprintf(stderr, "floorsim: warning: TRESBillingWeights Mem: jobs here carry no memory request; memory bills 0\n");
+    built_warnings_.push_back(fmt::format(
+        "{} of {} jobs give no CPU count; each is billed 1 CPU per node it uses (what slurmctld allocates a one-task "
+        "job without --cpus-per-task), as fair-share usage is by allocated CPUs where TRESBillingWeights is not set or "
+        "weighs CPU (slurm.conf(5))",
+        assumed, nj));
+  if (mem) built_warnings_.push_back("TRESBillingWeights Mem: jobs here carry no memory request; memory bills 0");
 }
 
 // A job's user association: (user, account); the user's first association when no account is given.
@@ -383,8 +382,13 @@ void SlurmModel::build_counters(size_t nj) {
 }
 
 std::unique_ptr<Scheduler> make_model(SlurmConfig cfg, const Workload& workload, const ClusterConfig& cluster,
-                                      const std::string& file) {
-  return std::make_unique<SlurmModel>(std::move(cfg), workload, cluster, file);
+                                      const std::string& file, Warnings* warnings) {
+  auto m = std::make_unique<SlurmModel>(std::move(cfg), workload, cluster, file);
+  WarningScope scope(warnings);
+  for (auto& w : m->built_warnings_) scope.sink().add(std::move(w));
+  m->built_warnings_.clear();
+  scope.done();
+  return m;
 }
 
 ClusterConfig cluster_from_conf(const SlurmConfig& cfg) {

@@ -188,6 +188,8 @@ class SlurmModel final : public Scheduler {
   // Policy changes at run time (policy_change.cpp).
   ChangeOutcome on_policy_change(const PolicyChange& c, const Snapshot& v, Decisions& out) override;
   ChangeScope change_scope(const PolicyChange& c, const Snapshot& v) const override;
+  // What the build could not apply (warnings), handed to the caller's sink by make_model().
+  std::vector<std::string> built_warnings_;
 
  private:
   ChangeOutcome change_qos(const PolicyChange& c);

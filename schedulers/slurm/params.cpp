@@ -560,8 +560,8 @@ SchedulerEntry registry_entry() {
           [](const json& resolved, const SchedulerContext& ctx) -> std::unique_ptr<Scheduler> {
             SlurmConfig c = config_from(resolved, ctx);
             c.sched.t0_wall_s = ctx.t0_wall_s;
-            for (const auto& w : c.warnings) std::fprintf(stderr, "floorsim: warning: %s\n", w.c_str());
-            return make_model(std::move(c), ctx.workload, ctx.cluster, ctx.scenario_file);
+            for (const auto& w : c.warnings) ctx.warn(w);
+            return make_model(std::move(c), ctx.workload, ctx.cluster, ctx.scenario_file, ctx.warnings);
           },
           [](const json& b, const std::string& base_dir) -> std::optional<ClusterConfig> {
             // The files alone: warnings are given once, when the model is built from them.

@@ -119,10 +119,10 @@ void SlurmModel::unswitched_out_of_service(const ClusterConfig& cluster, std::sp
       part_bits_[p * nw_ + (n >> 6)] &= ~(uint64_t{1} << (n & 63));
     }
   }
-  std::fprintf(stderr,
-               "floorsim: warning: topology.conf: switches lack access to %zu nodes: %s (slurmctld's topology/tree "
-               "warns so, and its selection picks nodes under switches only); floorsim starts no job on them\n",
-               names.size(), hostlist(names).c_str());
+  built_warnings_.push_back(fmt::format(
+      "topology.conf: switches lack access to {} nodes: {} (slurmctld's topology/tree warns so, and its selection "
+      "picks nodes under switches only); floorsim starts no job on them",
+      names.size(), hostlist(names)));
 }
 
 bool SlurmModel::place_topo(const JobSpec& js, std::span<const int32_t> f) {

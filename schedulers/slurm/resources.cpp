@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "schedulers/slurm/part_limits.hpp"
 #include "schedulers/slurm/model.hpp"
 
@@ -52,8 +54,8 @@ void SlurmModel::build_resources(const Workload& wl, const ClusterConfig& cluste
   if (!cluster.gives_cpus())
     for (const auto& p : cfg_.partitions)
       if (p.oversubscribe == OverSubscribe::Exclusive)
-        std::fprintf(stderr, "floorsim: warning: PartitionName=%s OverSubscribe=EXCLUSIVE is not modelled: the cluster gives "
-                             "no CPU counts, so floorsim gives each job the GPUs it asks and shares nodes, as with NO\n", p.name.c_str());
+        built_warnings_.push_back(fmt::format("PartitionName={} OverSubscribe=EXCLUSIVE is not modelled: the cluster gives no CPU "
+                                              "counts, so floorsim gives each job the GPUs it asks and shares nodes, as with NO", p.name));
   if (!res_on_) return;
   if (cluster.gives_cpus()) cap_cpus_ = own_cpus_ = cluster.node_cpus;
   // OverSubscribe=FORCE:N: cluster_from_conf gave the node N times its CPUs; a cluster from the
@@ -68,8 +70,8 @@ void SlurmModel::build_resources(const Workload& wl, const ClusterConfig& cluste
       else unscaled = true;
     }
   if (unscaled)
-    std::fprintf(stderr, "floorsim: warning: OverSubscribe=FORCE is not applied where the scenario's cluster block gives "
-                         "the CPUs (only a cluster built from slurm.conf counts FORCE:N claims per CPU); those nodes share no CPU\n");
+    built_warnings_.push_back("OverSubscribe=FORCE is not applied where the scenario's cluster block gives the CPUs (only a "
+                              "cluster built from slurm.conf counts FORCE:N claims per CPU); those nodes share no CPU");
   if (cluster.gives_mem())
     for (auto b : cluster.node_mem_bytes) cap_mem_.push_back(static_cast<int32_t>(std::min<int64_t>(b >> 20, INT32_MAX)));
 }

@@ -62,9 +62,10 @@ enum Reason : uint16_t {
 const char* reason_text(uint16_t code);
 
 // Builds the model. `file` names the scenario for errors about jobs that reference unknown
-// partitions or QOS. The cluster's node names must match the partitions' Nodes= lists.
+// partitions or QOS. The cluster's node names must match the partitions' Nodes= lists. What the
+// model cannot apply goes to `warnings` (null: printed once the model is built).
 std::unique_ptr<Scheduler> make_model(SlurmConfig cfg, const Workload& workload, const ClusterConfig& cluster,
-                                      const std::string& file);
+                                      const std::string& file, Warnings* warnings = nullptr);
 
 // The cluster a slurm.conf describes (NodeName lines, leaves from topology.conf switches or blocks).
 ClusterConfig cluster_from_conf(const SlurmConfig& cfg);

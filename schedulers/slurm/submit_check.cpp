@@ -144,11 +144,11 @@ void SlurmModel::build_submit_checks(const Workload& wl) {
       if (pend[j] != kNone) jblock_[j] = pend[j];
     size_t total = 0;
     for (const auto& [r, ids] : held) total += ids.size();
-    std::fprintf(stderr,
-                 "floorsim: warning: %zu of %zu jobs are over a partition limit and pend for good, as slurmctld keeps "
-                 "them (EnforcePartLimits=NO accepts such jobs; a memory from the job defaults is checked only when "
-                 "the job is scheduled): %s; jobs.csv gives each its reason\n",
-                 total, nj, listing(held, reason_text).c_str());
+    built_warnings_.push_back(fmt::format(
+        "{} of {} jobs are over a partition limit and pend for good, as slurmctld keeps them (EnforcePartLimits=NO "
+        "accepts such jobs; a memory from the job defaults is checked only when the job is scheduled): {}; jobs.csv "
+        "gives each its reason",
+        total, nj, listing(held, reason_text)));
   }
   if (by.empty()) return;
   jrefused_ = std::move(refused);
@@ -160,11 +160,10 @@ void SlurmModel::build_submit_checks(const Workload& wl) {
   }
   for (size_t j = 0; j < nj; ++j)
     if (jrefused_[j] != kNone) jgone_[j] = 1;
-  std::fprintf(stderr,
-               "floorsim: warning: %zu of %zu jobs are refused at submission, as slurmctld refuses them (sbatch "
-               "fails): %s; each is CANCELLED at its submit time in jobs.csv with the reason, and counted in "
-               "metrics.json scheduler_report.refused_at_submission\n",
-               total, nj, listing(by, refusal_error).c_str());
+  built_warnings_.push_back(fmt::format(
+      "{} of {} jobs are refused at submission, as slurmctld refuses them (sbatch fails): {}; each is CANCELLED at "
+      "its submit time in jobs.csv with the reason, and counted in metrics.json scheduler_report.refused_at_submission",
+      total, nj, listing(by, refusal_error)));
 }
 
 }  // namespace floorsim::slurm

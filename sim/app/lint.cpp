@@ -12,6 +12,7 @@
 #include "schedulers/kueue/manifest_model.hpp"
 #include "schedulers/registry.hpp"
 #include "schedulers/slurm/slurm.hpp"
+#include "sim/app/runner.hpp"
 #include "sim/app/scenario.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
@@ -44,6 +45,8 @@ const std::vector<LintRule>& lint_rules() {
        "a manifest kind that is neither a Kueue nor a KAI queue object floorsim models (workloads such as a Pod or Job come from the trace)"},
       {"decay-half-life-off-review-cadence", "warning",
        "PriorityDecayHalfLife is far (beyond x2) from the usage review cadence: fair-share forgets too fast or remembers too long"},
+      {"run-warning", "warning",
+       "a warning `floorsim run` gives for this scenario: an input floorsim reads but cannot model, and what it assumes instead"},
   };
   return r;
 }
@@ -226,6 +229,17 @@ void lint_manifest_reading(const kueue::Manifests& mf, const std::string& displa
   }
 }
 
+// The run's warnings that no rule above reported already (a manifest's are reported as
+// manifest-not-modelled with their file:line).
+void add_run_warnings(const Warnings& raised, const std::string& scenario, Ctx& x) {
+  for (const auto& w : raised.list()) {
+    const bool reported = std::any_of(x.out.begin(), x.out.end(), [&](const LintFinding& f) {
+      return w == (f.location.empty() ? f.message : f.location + ": " + f.message);
+    });
+    if (!reported) x.add("run-warning", w, scenario);
+  }
+}
+
 bool ends_with(const std::string& s, const std::string& e) { return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0; }
 
 }  // namespace
@@ -234,7 +248,9 @@ std::vector<LintFinding> lint_config(const std::string& path, const LintOptions&
   Ctx x;
   if (!fs::exists(path)) throw InputError(path, "", "cannot read the file; expected a scenario JSON, a slurm.conf or a Kueue YAML");
   if (ends_with(path, ".json")) {
-    const Scenario sc = load_scenario_file(path);
+    Warnings raised;  // what `run` would warn about: the scenario's, then its model's
+    const Scenario sc = load_scenario_file(path, &raised);
+    (void)make_scheduler(sc, &raised);
     // Deadline classes: rehearse.deadline_classes, else every class with a deadline job.
     std::vector<StrId> deadline;
     const json dc = sc.resolved["rehearse"].value("deadline_classes", json::array());
@@ -277,11 +293,12 @@ std::vector<LintFinding> lint_config(const std::string& path, const LintOptions&
       for (const auto& f : sb["manifests"]) {
         fs::path p(f.get<std::string>());
         if (p.is_relative()) p = fs::path(sc.base_dir) / p;
-        kueue::load_manifest_file(p.string(), p.lexically_normal().string(), mf);
+        kueue::load_manifest_file(p.string(), p.string(), mf);  // named as the run names it
       }
       lint_manifest_reading(mf, path, x);
       lint_kueue(mf, o, x);
     }
+    add_run_warnings(raised, path, x);
   } else if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
     kueue::Manifests mf;
     kueue::load_manifest_file(path, path, mf);

@@ -91,7 +91,8 @@ struct ClassWork {
 
 }  // namespace
 
-Scenario load_rehearsal(const json& doc_in, const std::string& file, const std::string& base_dir, double growth) {
+Scenario load_rehearsal(const json& doc_in, const std::string& file, const std::string& base_dir, double growth,
+                        Warnings* warnings) {
   json doc = doc_in;
   if (growth != 1.0) {
     if (!has_synthetic(doc)) fail(file, "/workload/synthetic", "load growth needs a synthetic workload; expected a \"synthetic\" block");
@@ -99,7 +100,7 @@ Scenario load_rehearsal(const json& doc_in, const std::string& file, const std::
     const double base = syn.contains("load_multiplier") && syn["load_multiplier"].is_number() ? syn["load_multiplier"].get<double>() : 1.0;
     syn["load_multiplier"] = base * growth;
   }
-  Scenario sc = load_scenario(doc, file, base_dir);
+  Scenario sc = load_scenario(doc, file, base_dir, warnings);
   const json& rh = sc.resolved["rehearse"];
   const bool no_failures = !sc.resolved.contains("failures") || sc.resolved["failures"].empty();
   if (rh["inject_failure"].get<bool>() && no_failures && sc.base_nodes > 0) {

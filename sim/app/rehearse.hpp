@@ -48,8 +48,9 @@ struct Verdict {
 json default_night();
 
 // Loads a rehearsal: applies `growth` to workload.synthetic.load_multiplier (1 = as written) and
-// injects the part-way node failure when the scenario lists none.
-Scenario load_rehearsal(const json& doc, const std::string& file, const std::string& base_dir, double growth = 1.0);
+// injects the part-way node failure when the scenario lists none. Warnings as load_scenario's.
+Scenario load_rehearsal(const json& doc, const std::string& file, const std::string& base_dir, double growth = 1.0,
+                        Warnings* warnings = nullptr);
 
 // Judges a run's metrics.json against the scenario's targets. Pure.
 Verdict judge(const Scenario& sc, const json& metrics);

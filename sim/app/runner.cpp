@@ -28,19 +28,23 @@ using io::json_finite;
 
 }  // namespace
 
-std::unique_ptr<Scheduler> make_scheduler(const Scenario& sc) {
+std::unique_ptr<Scheduler> make_scheduler(const Scenario& sc, Warnings* caller) {
   const SchedulerEntry* entry = find_scheduler(sc.resolved["scheduler"]["type"]);
+  WarningScope warnings(caller);
   SchedulerContext ctx{sc.workload, sc.cluster, sc.base_dir, sc.file, sc.seed};
+  ctx.warnings = &warnings.sink();
   ctx.t0_wall_s = std::isnan(sc.t0_wall_s) ? 0 : sc.t0_wall_s;
   if (!sc.scheduler_given.is_null()) ctx.given = &sc.scheduler_given;
   // Read while the model is built only (models copy what they need of it).
   const std::vector<std::vector<uint32_t>> fabric_tree = fabric_switch_tree(sc.fabric, sc.cluster.nodes());
   if (sc.fabric.fabric) ctx.fabric_tree = &fabric_tree;
-  return entry->make(sc.resolved["scheduler"], ctx);
+  std::unique_ptr<Scheduler> model = entry->make(sc.resolved["scheduler"], ctx);
+  warnings.done();
+  return model;
 }
 
 RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
-  std::unique_ptr<Scheduler> sched = make_scheduler(sc);
+  std::unique_ptr<Scheduler> sched = make_scheduler(sc, opts.warnings);
   if (const json& ip = sc.resolved["idle_pool"]; !ip.is_null() || !sc.fallbacks.empty()) {  // issue 7: composable with any model
     idle_pool::Params p;
     if (!ip.is_null()) {

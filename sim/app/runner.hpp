@@ -26,6 +26,7 @@ struct RunOptions {
   bool keep_runs = false;         // fill RunResult::runs, node_lists and attempts (audit accounting)
   std::optional<WatchdogLimits> watchdog;  // tighter no-progress limits (the fuzzer's short runs)
   Progress* progress = nullptr;   // jobs finished and simulated time, per scheduling pass
+  Warnings* warnings = nullptr;   // the model's warnings (null: printed once it is built)
 };
 
 struct RunResult {
@@ -49,8 +50,9 @@ class StalledRunError : public InputError {
 };
 
 // The scenario's scheduler model, built as a run builds it: reads the files its block names
-// (slurm.conf, sacctmgr dump, manifests, ...). Throws InputError on bad model input.
-std::unique_ptr<Scheduler> make_scheduler(const Scenario& sc);
+// (slurm.conf, sacctmgr dump, manifests, ...). Throws InputError on bad model input. What the
+// model cannot apply goes to `warnings` (null: printed once the model is built).
+std::unique_ptr<Scheduler> make_scheduler(const Scenario& sc, Warnings* warnings = nullptr);
 
 // Throws StalledRunError when the engine's watchdog stops the run.
 RunResult run_scenario(const Scenario& sc, const RunOptions& opts = {});

@@ -375,12 +375,12 @@ json parse_json_text(const std::string& text, const std::string& file) {
   }
 }
 
-Scenario load_scenario_file(const std::string& path) {
+Scenario load_scenario_file(const std::string& path, Warnings* warnings) {
   const std::string text = io::read_file(path);
   json doc = parse_json_text(text, path);
   std::string base = fs::path(path).parent_path().string();
   if (base.empty()) base = ".";
-  return load_scenario(doc, path, base);
+  return load_scenario(doc, path, base, warnings);
 }
 
 namespace {
@@ -512,7 +512,8 @@ double wall_time(const json& v, const std::string& file, const std::string& ptr)
 
 // workload.trace.from/to: the window's jobs (traces/window.hpp); t = 0 becomes `from`.
 // Returns the wall-clock time of t = 0.
-double apply_window(const json& t, const traces::ReadReport& rr, const std::string& file, Workload& w, json& report) {
+double apply_window(const json& t, const traces::ReadReport& rr, const std::string& file, Workload& w, json& report,
+                    Warnings& warnings) {
   const std::string ptr = "/workload/trace";
   if (std::isnan(rr.wall_t0_s))
     fail(file, child(ptr, "from"), fmt::format("a window needs wall-clock submit times; format {} has none (expected sacct, helios or philly)", rr.format));
@@ -529,16 +530,16 @@ double apply_window(const json& t, const traces::ReadReport& rr, const std::stri
                       {"in_window", c.in_window}, {"running_at_from", c.running_at_from}, {"pending_at_from", c.pending_at_from},
                       {"ended_before_from", c.ended_before_from}, {"submitted_after_to", c.submitted_after_to}};
   if (c.running_at_from + c.pending_at_from > 0)
-    std::fprintf(stderr,
-                 "floorsim: warning: %s: %zu jobs running and %zu queued at %s are submitted at t = 0 with the run time they had left; "
-                 "the model places them afresh and their queue time before it (Slurm's age factor) is not counted\n",
-                 rr.file.c_str(), c.running_at_from, c.pending_at_from, traces::format_wall_time(from).c_str());
+    warnings.add(fmt::format("{}: {} jobs running and {} queued at {} are submitted at t = 0 with the run time they had left; "
+                             "the model places them afresh and their queue time before it (Slurm's age factor) is not counted",
+                             rr.file, c.running_at_from, c.pending_at_from, traces::format_wall_time(from)));
   return from;
 }
 
 // workload.trace: the trace's jobs replace `w`; its reader report goes into `report`. Returns
 // the wall-clock time of t = 0 (NaN when the trace has no dates).
-double read_trace_workload(const json& t, const std::string& base_dir, const std::string& file, Workload& w, json& report) {
+double read_trace_workload(const json& t, const std::string& base_dir, const std::string& file, Workload& w, json& report,
+                           Warnings& warnings) {
   traces::ReadOptions o;
   o.gpus_per_proc = t["gpus_per_proc"];
   o.missing_limit_is_runtime = t["missing_time_limit"] == "runtime";
@@ -550,7 +551,7 @@ double read_trace_workload(const json& t, const std::string& base_dir, const std
   auto data = traces::read_trace(p.lexically_normal().string(), traces::parse_format(t["format"]), o);
   w = std::move(data.workload);
   double t0 = data.report.wall_t0_s;
-  if (!t["from"].get<std::string>().empty() || !t["to"].get<std::string>().empty()) t0 = apply_window(t, data.report, file, w, report);
+  if (!t["from"].get<std::string>().empty() || !t["to"].get<std::string>().empty()) t0 = apply_window(t, data.report, file, w, report, warnings);
   const double scale = t["time_scale"];
   if (scale != 1.0 && !w.jobs.empty()) {
     const SimTime first = w.jobs.front().submit_s;
@@ -706,7 +707,8 @@ std::vector<Scenario::Fallback> fallbacks_of(const FallbackIds& fallback_ids, co
 // CPU-only jobs and CPUs and memory as resources are modelled by the slurm model only
 // (`model`: the scheduler type): with another model a CPU-only job is refused, and nodes that
 // give CPUs or memory get a warning that those are not checked.
-size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::string& file, const std::string& model) {
+size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::string& file, const std::string& model,
+                      Warnings& warnings) {
   const int64_t total_gpus = cluster.total_gpus();
   const int32_t max_node = cluster.max_node_gpus();
   const bool res = cluster.gives_cpus() || cluster.gives_mem();
@@ -735,8 +737,8 @@ size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::stri
                                           cluster.nodes(), max_node));
   }
   if (res && !res_model)  // after the checks: bad input gets its one error line alone
-    std::fprintf(stderr, "floorsim: warning: %s: the %s model places GPUs only; the nodes' CPUs and memory are not checked (the slurm model checks them)\n",
-                 file.c_str(), model.c_str());
+    warnings.add(fmt::format("{}: the {} model places GPUs only; the nodes' CPUs and memory are not checked (the slurm model checks them)",
+                             file, model));
   return clamped_nodes;
 }
 
@@ -848,7 +850,8 @@ std::vector<NodeEvent> random_failure_events(const json& fm, uint64_t seed, size
 
 }  // namespace
 
-Scenario load_scenario(const json& doc, const std::string& file, const std::string& base_dir) {
+Scenario load_scenario(const json& doc, const std::string& file, const std::string& base_dir, Warnings* caller) {
+  WarningScope warnings(caller);
   Scenario sc;
   sc.file = file;
   sc.base_dir = base_dir;
@@ -867,7 +870,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
   json report = json::object();
   const json& wl = r["workload"];
   double trace_t0 = std::numeric_limits<double>::quiet_NaN();
-  if (wl.contains("trace") && !wl["trace"].is_null()) trace_t0 = read_trace_workload(wl["trace"], base_dir, file, w, report);
+  if (wl.contains("trace") && !wl["trace"].is_null()) trace_t0 = read_trace_workload(wl["trace"], base_dir, file, w, report, warnings.sink());
   // The clock: t = 0 on the wall clock, given or from a dated trace (see clock_spec).
   if (const json& t0 = r["clock"]["t0"]; !t0.get<std::string>().empty()) {
     sc.t0_wall_s = wall_time(t0, file, "/clock/t0");
@@ -884,7 +887,7 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
   });
   sc.fallbacks = fallbacks_of(fallback_ids, w);
-  if (const size_t clamped_nodes = check_jobs_fit(w, sc.cluster, file, r["scheduler"]["type"].get<std::string>())) report["adjusted"]["nodes_clamped_to_gpus"] = clamped_nodes;
+  if (const size_t clamped_nodes = check_jobs_fit(w, sc.cluster, file, r["scheduler"]["type"].get<std::string>(), warnings.sink())) report["adjusted"]["nodes_clamped_to_gpus"] = clamped_nodes;
 
   apply_class_rule(r["class_rule"], w);
   list_classes(r["classes"], w, sc.classes, sc.floors);
@@ -914,8 +917,9 @@ Scenario load_scenario(const json& doc, const std::string& file, const std::stri
     fail(file, "/delay_scheduling", "the fabric block already stretches runtimes by placement; expected either fabric or delay_scheduling (its own slowdown by level)");
   sc.governance = load_governance(r);
   sc.changes = load_changes(r, file);
-  if (r.contains("sharing")) sc.sharing = std::make_shared<const SharingConfig>(load_sharing(r["sharing"], sc.cluster, sc.seed, base_dir, file));
+  if (r.contains("sharing")) sc.sharing = std::make_shared<const SharingConfig>(load_sharing(r["sharing"], sc.cluster, sc.seed, base_dir, file, warnings.sink()));
   sc.resolved = std::move(r);
+  warnings.done();
   return sc;
 }
 

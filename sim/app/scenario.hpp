@@ -16,6 +16,7 @@
 #include "sim/core/config_spec.hpp"
 #include "sim/core/engine.hpp"
 #include "sim/core/types.hpp"
+#include "sim/core/warnings.hpp"
 
 namespace floorsim::app {
 
@@ -58,9 +59,11 @@ struct Scenario {
 };
 
 // Parses, validates and loads (reads traces). Throws InputError naming the file and JSON
-// pointer (or the trace file and line).
-Scenario load_scenario_file(const std::string& path);
-Scenario load_scenario(const json& doc, const std::string& file, const std::string& base_dir);
+// pointer (or the trace file and line). What it reads but cannot model goes to `warnings` (null:
+// printed once the scenario is loaded; nothing is printed when it fails).
+Scenario load_scenario_file(const std::string& path, Warnings* warnings = nullptr);
+Scenario load_scenario(const json& doc, const std::string& file, const std::string& base_dir,
+                       Warnings* warnings = nullptr);
 // Parses JSON text with line numbers in syntax errors.
 json parse_json_text(const std::string& text, const std::string& file);
 

@@ -97,7 +97,7 @@ int mig_slices(const std::string& profile) {
 }
 
 // What a site's sharing resource means here (sets `maps_to`); warns when it is not `mode`.
-void map_site_resource(SharingPool& p, const std::string& file, const std::string& ptr) {
+void map_site_resource(SharingPool& p, const std::string& file, const std::string& ptr, Warnings& warnings) {
   const std::string& r = p.site_resource;
   if (r.empty()) return;
   sh::Mode want;
@@ -117,18 +117,17 @@ void map_site_resource(SharingPool& p, const std::string& file, const std::strin
     want = sh::Mode::Mig;
     p.maps_to = "MIG instance " + r.substr(15) + " (Kueue/Kubernetes extended resource, NVIDIA device plugin mixed strategy)";
     if (p.params.mode == sh::Mode::Mig && p.params.mig_sm_fraction != mig_slices(r.substr(15)) / 7.0)
-      std::fprintf(stderr, "floorsim: warning: %s: %s: site_resource %s differs from mig_profile; the model uses mig_profile\n",
-                   file.c_str(), ptr.c_str(), r.c_str());
+      warnings.add(fmt::format("{}: {}: site_resource {} differs from mig_profile; the model uses mig_profile", file, ptr, r));
   } else {
     fail(file, child(ptr, "site_resource"), fmt::format("\"{}\" is not a sharing resource floorsim reads; expected gres/shard, gres/mps, gpu-fraction, nvidia.com/gpu.shared or nvidia.com/mig-<profile>", r));
   }
   if (want != p.params.mode)
-    std::fprintf(stderr, "floorsim: warning: %s: %s: site_resource %s is %s mode, but the pool's mode is %s; the model uses %s\n",
-                 file.c_str(), ptr.c_str(), r.c_str(), sh::to_string(want), sh::to_string(p.params.mode),
-                 sh::to_string(p.params.mode));
+    warnings.add(fmt::format("{}: {}: site_resource {} is {} mode, but the pool's mode is {}; the model uses {}", file, ptr, r,
+                             sh::to_string(want), sh::to_string(p.params.mode), sh::to_string(p.params.mode)));
 }
 
-SharingPool load_pool(const json& j, const ClusterConfig& cluster, const std::string& file, const std::string& ptr) {
+SharingPool load_pool(const json& j, const ClusterConfig& cluster, const std::string& file, const std::string& ptr,
+                      Warnings& warnings) {
   SharingPool p;
   p.name = j["name"];
   p.on_node.assign(cluster.nodes(), 0);
@@ -164,7 +163,7 @@ SharingPool load_pool(const json& j, const ClusterConfig& cluster, const std::st
   p.dedicated_gpus = j["dedicated_gpus"];
   if (p.gpus + p.dedicated_gpus == 0) fail(file, child(ptr, "nodes"), "the pool has no GPU; expected nodes with GPUs or dedicated_gpus");
   p.site_resource = j["site_resource"];
-  map_site_resource(p, file, ptr);
+  map_site_resource(p, file, ptr, warnings);
   return p;
 }
 
@@ -238,14 +237,14 @@ bool SharingConfig::stretches_batch() const {
 }
 
 SharingConfig load_sharing(const json& r, const ClusterConfig& cluster, uint64_t seed, const std::string& base_dir,
-                           const std::string& file) {
+                           const std::string& file, Warnings& warnings) {
   SharingConfig c;
   c.seed = seed;
   c.peak_window_s = r["peak_window_s"];
   std::map<std::string, size_t> pool_index;
   for (size_t i = 0; i < r["pools"].size(); ++i) {
     const std::string ptr = child("/sharing/pools", i);
-    c.pools.push_back(load_pool(r["pools"][i], cluster, file, ptr));
+    c.pools.push_back(load_pool(r["pools"][i], cluster, file, ptr, warnings));
     if (!pool_index.emplace(c.pools.back().name, i).second)
       fail(file, child(ptr, "name"), fmt::format("pool \"{}\" is named twice; expected each name once", c.pools.back().name));
   }

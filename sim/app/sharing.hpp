@@ -17,6 +17,7 @@
 #include "sim/core/cluster.hpp"
 #include "sim/core/config_spec.hpp"
 #include "sim/core/runtime_model.hpp"
+#include "sim/core/warnings.hpp"
 
 namespace floorsim::app {
 
@@ -56,10 +57,10 @@ struct SharingConfig {
   bool stretches_batch() const;
 };
 
-// Reads the resolved "sharing" block (at /sharing of `file`); warns on stderr where a site's
-// resource name maps to another mode than the one given. Throws InputError on bad input.
+// Reads the resolved "sharing" block (at /sharing of `file`); warns where a site's resource name
+// maps to another mode than the one given. Throws InputError on bad input.
 SharingConfig load_sharing(const json& r, const ClusterConfig& cluster, uint64_t seed, const std::string& base_dir,
-                           const std::string& file);
+                           const std::string& file, Warnings& warnings);
 
 // Batch GPUs held per node over the run: (time, node, +gpus / -gpus) steps.
 struct BatchStep {

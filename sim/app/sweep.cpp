@@ -96,9 +96,9 @@ std::string describe_point(const SweepSpec& s, size_t index) {
   return d;
 }
 
-Scenario load_point(const SweepSpec& s, size_t index) {
+Scenario load_point(const SweepSpec& s, size_t index, Warnings* warnings) {
   const json doc = point_document(s, index);
-  return s.rehearse ? load_rehearsal(doc, s.base_file, s.base_dir) : load_scenario(doc, s.base_file, s.base_dir);
+  return s.rehearse ? load_rehearsal(doc, s.base_file, s.base_dir, 1.0, warnings) : load_scenario(doc, s.base_file, s.base_dir, warnings);
 }
 
 // Pricing/VaR jobs whose runtimes a fabric sweep evaluates (kernels/job_runtime.hpp). They sit
@@ -175,12 +175,12 @@ FabricPoint load_fabric_point(const SweepSpec& s, size_t index) {
 
 // Validates point `index` through the normal parser; rethrows its error naming the sweep file
 // and the axis pointer (so the user knows which axis value the scenario rejected).
-void validate_point(const SweepSpec& s, size_t index) {
+void validate_point(SweepSpec& s, size_t index) {
   try {
     if (s.kind == "fabric")
       (void)load_fabric_point(s, index);
     else
-      (void)load_point(s, index);
+      (void)load_point(s, index, &s.warnings);
   } catch (const InputError& e) {
     const int a = axis_at_fault(s, e.where());
     fail(s.file, a < 0 ? std::string("/base") : cfg::child(cfg::child("/axes", static_cast<size_t>(a)), "pointer"),
@@ -432,7 +432,8 @@ SweepSpec load_sweep(const json& doc, const std::string& file, const std::string
       (void)fabric::parse_fabric_scenario(fdoc, s.base_file);
     }
     else
-      (void)(s.rehearse ? load_rehearsal(s.base_doc, s.base_file, s.base_dir) : load_scenario(s.base_doc, s.base_file, s.base_dir));
+      (void)(s.rehearse ? load_rehearsal(s.base_doc, s.base_file, s.base_dir, 1.0, &s.warnings)
+                        : load_scenario(s.base_doc, s.base_file, s.base_dir, &s.warnings));
   } catch (const InputError& e) {
     fail(file, "/base", std::string("the base is rejected: ") + e.what());
   }
@@ -460,11 +461,12 @@ json point_axes(const SweepSpec& s, size_t index) {
   return j;
 }
 
-json evaluate_point(const SweepSpec& s, size_t index) {
+json evaluate_point(const SweepSpec& s, size_t index, Warnings* warnings) {
   json line = {{"index", index}, {"axes", point_axes(s, index)}};
-  const Scenario sc = load_point(s, index);
+  const Scenario sc = load_point(s, index, warnings);
   app::RunOptions ro;
   ro.render_csv = false;
+  ro.warnings = warnings;
   const RunResult r = run_scenario(sc, ro);
   line["metrics"] = line_metrics(r.metrics);
   if (s.rehearse) line["verdict"] = line_verdict(judge(sc, r.metrics));
@@ -791,6 +793,7 @@ Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions
   if (!app) throw std::runtime_error("cannot write " + dir.shown("results.jsonl") + ": " + std::strerror(errno));
   std::mutex mu;
   size_t finished = 0;
+  std::vector<Warnings> raised(todo.size());  // by todo position: folded in index order below
   auto record = [&](const json& line) {  // under mu
     app << dump_line(line);
     app.flush();
@@ -811,7 +814,7 @@ Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions
       for (size_t k; (k = next.fetch_add(1)) < todo.size();) {
         json line;
         try {
-          line = evaluate_point(s, todo[k]);
+          line = evaluate_point(s, todo[k], &raised[k]);
         } catch (const std::exception& e) {
           line = {{"index", todo[k]}, {"axes", point_axes(s, todo[k])}, {"error", e.what()}};
         }
@@ -829,6 +832,10 @@ Summary run_sweep(const SweepSpec& s, const io::OutTarget& out, const RunOptions
   app.close();
   if (!app) throw std::runtime_error("cannot write " + dir.shown("results.jsonl") + ": " + std::strerror(errno));
   sum.ran = finished;
+  Warnings folded = s.warnings;  // printed when the sweep was loaded; the points' others follow
+  for (const auto& w : raised)
+    for (const auto& m : w.list()) folded.add(m);
+  sum.warnings.assign(folded.list().begin() + static_cast<std::ptrdiff_t>(s.warnings.list().size()), folded.list().end());
 
   // Final form: sorted by index, so the files do not depend on thread count or finishing order.
   std::vector<json> all = read_results(jsonl.string());

@@ -30,6 +30,7 @@
 
 #include "sim/app/progress.hpp"
 #include "sim/core/output_guard.hpp"
+#include "sim/core/warnings.hpp"
 
 namespace floorsim::app::sweep {
 
@@ -57,6 +58,8 @@ struct SweepSpec {
   size_t samples = 0;    // lhs
   uint64_t seed = 1;     // lhs
   std::vector<std::vector<json>> points;  // points[index][axis]
+  // What the base and the points' documents raise when loaded, each once (the caller prints them).
+  Warnings warnings;
 };
 
 // Parses the sweep file, expands its points and validates EVERY point's document through the
@@ -70,8 +73,9 @@ json point_document(const SweepSpec& s, size_t index);
 // {"axis name": value, ...}
 json point_axes(const SweepSpec& s, size_t index);
 
-// Kind "scenario": loads and runs point `index`; returns its result line.
-json evaluate_point(const SweepSpec& s, size_t index);
+// Kind "scenario": loads and runs point `index`; returns its result line. Its warnings go to
+// `warnings` (null: printed).
+json evaluate_point(const SweepSpec& s, size_t index, Warnings* warnings = nullptr);
 // Kind "fabric": result lines of `indices`, all solved by one batch contention call.
 std::vector<json> fabric_batch_lines(const SweepSpec& s, const std::vector<size_t>& indices);
 // Kind "fabric", one variant at a time through fabric::run_traffic (the per-scenario path).
@@ -100,6 +104,9 @@ struct Summary {
   size_t verdict_fail = 0;  // rehearsal points whose verdict failed
   double wall_s = 0;
   std::vector<std::string> no_effect_axes;  // axes that changed no result (see axis_effects)
+  // Warnings the runs raised beyond the spec's own (SweepSpec::warnings), each once, in the
+  // order of the first point that raised it: the same whatever the thread count.
+  std::vector<std::string> warnings;
 };
 
 // Per axis, whether its values change any result: false when every group of points that differ

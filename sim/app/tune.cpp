@@ -147,8 +147,8 @@ TuneSpec load_tune(const json& doc, const std::string& file, const std::string& 
   // parser, so a bad range fails here, before anything runs.
   Scenario base;
   try {
-    base = load_scenario(s.base_doc, s.base_file, s.base_dir);
-    (void)load_scenario(s.holdout_doc, s.holdout_file, s.holdout_dir);
+    base = load_scenario(s.base_doc, s.base_file, s.base_dir, &s.warnings);
+    (void)load_scenario(s.holdout_doc, s.holdout_file, s.holdout_dir, &s.warnings);
   } catch (const InputError& e) {
     fail(file, by_file ? "/holdout/scenario" : "/base", std::string("the scenario is rejected: ") + e.what());
   }
@@ -161,7 +161,7 @@ TuneSpec load_tune(const json& doc, const std::string& file, const std::string& 
       json d = s.base_doc;
       d["scheduler"][s.params[i].name] = corner;
       try {
-        (void)load_scenario(d, s.base_file, s.base_dir);
+        (void)load_scenario(d, s.base_file, s.base_dir, &s.warnings);
       } catch (const InputError& e) {
         fail(file, child(child("/params", i), corner == s.params[i].min ? "min" : "max"), fmt::format("{} is rejected: {}", corner, e.what()));
       }

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/types.hpp"
+#include "sim/core/warnings.hpp"
 
 namespace floorsim::app::tune {
 
@@ -60,6 +61,7 @@ struct TuneSpec {
   std::vector<int64_t> baseline;  // the base scenario's own values
   uint64_t seed = 1;
   size_t samples = 16, rounds = 2;
+  Warnings warnings;  // what the scenarios raise when loaded, each once (the caller prints them)
 };
 
 // Parses and checks the tune file: parameters must be tunable keys that the scenario's
@@ -91,6 +93,7 @@ struct Result {
   json doc;         // tune.json
   std::string csv;  // evaluations.csv
   std::string table;  // the summary printed on stdout
+  std::vector<std::string> warnings;  // the runs' warnings beyond TuneSpec::warnings, each once
 };
 
 // Runs the search and the held-out comparison.

@@ -32,14 +32,15 @@ struct Eval {
 
 json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-Eval evaluate(const TuneSpec& s, const Point& p, bool holdout) {
+Eval evaluate(const TuneSpec& s, const Point& p, bool holdout, Warnings& warnings) {
   json doc = holdout ? s.holdout_doc : s.base_doc;
   for (size_t i = 0; i < s.params.size(); ++i) doc["scheduler"][s.params[i].name] = p[i];
-  Scenario sc = load_scenario(doc, holdout ? s.holdout_file : s.base_file, holdout ? s.holdout_dir : s.base_dir);
+  Scenario sc = load_scenario(doc, holdout ? s.holdout_file : s.base_file, holdout ? s.holdout_dir : s.base_dir, &warnings);
   Eval e;
   e.jobs = keep_window(sc.workload, holdout ? s.holdout_window : s.tune_window);
   RunOptions ro;
   ro.render_csv = false;
+  ro.warnings = &warnings;
   const json m = run_scenario(sc, ro).metrics;
   e.score.unstarted = m["jobs_by_state"].value("PENDING", int64_t{0});
   e.score.value = objective_value(s.objective, m);
@@ -51,15 +52,17 @@ Eval evaluate(const TuneSpec& s, const Point& p, bool holdout) {
 }
 
 // Runs `points` on up to `threads` threads; results by point, so the order of finishing does
-// not matter. The first error (by point) is rethrown.
-std::vector<Eval> evaluate_batch(const TuneSpec& s, const std::vector<Point>& points, bool holdout, unsigned threads) {
+// not matter. The first error (by point) is rethrown. Warnings go to `warnings` in point order.
+std::vector<Eval> evaluate_batch(const TuneSpec& s, const std::vector<Point>& points, bool holdout, unsigned threads,
+                                 Warnings& warnings) {
   std::vector<Eval> out(points.size());
+  std::vector<Warnings> raised(points.size());
   std::vector<std::exception_ptr> errors(points.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t k; (k = next.fetch_add(1)) < points.size();) {
       try {
-        out[k] = evaluate(s, points[k], holdout);
+        out[k] = evaluate(s, points[k], holdout, raised[k]);
       } catch (...) {
         errors[k] = std::current_exception();
       }
@@ -72,6 +75,8 @@ std::vector<Eval> evaluate_batch(const TuneSpec& s, const std::vector<Point>& po
   for (auto& t : pool) t.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+  for (const auto& w : raised)
+    for (const auto& m : w.list()) warnings.add(m);
   return out;
 }
 
@@ -84,14 +89,14 @@ struct Record {
 // The search state: every point evaluated (once), in the order the search asked for them.
 class Search {
  public:
-  Search(const TuneSpec& s, unsigned threads) : s_(s), threads_(threads) {}
+  Search(const TuneSpec& s, unsigned threads, Warnings& warnings) : s_(s), threads_(threads), warnings_(warnings) {}
 
   // Evaluates the points not seen yet (one batch); returns the index of each point's record.
   std::vector<size_t> run(const std::vector<Point>& pts, const std::string& phase) {
     std::vector<Point> fresh;
     for (const auto& p : pts)
       if (!seen_.count(p) && std::find(fresh.begin(), fresh.end(), p) == fresh.end()) fresh.push_back(p);
-    const std::vector<Eval> ev = evaluate_batch(s_, fresh, false, threads_);
+    const std::vector<Eval> ev = evaluate_batch(s_, fresh, false, threads_, warnings_);
     for (size_t k = 0; k < fresh.size(); ++k) {
       seen_[fresh[k]] = records_.size();
       records_.push_back({phase, fresh[k], ev[k]});
@@ -111,6 +116,7 @@ class Search {
  private:
   const TuneSpec& s_;
   unsigned threads_;
+  Warnings& warnings_;
   std::map<Point, size_t> seen_;
   std::vector<Record> records_;
 };
@@ -176,7 +182,8 @@ std::string summary_table(const TuneSpec& s, const json& doc) {
 }  // namespace
 
 Result run_tune(const TuneSpec& s, const Options& o) {
-  Search search(s, o.threads);
+  Warnings raised = s.warnings;  // printed when the tune file was loaded; the runs' others follow
+  Search search(s, o.threads, raised);
   std::vector<Point> first = {s.baseline};
   for (auto& p : random_points(s.params, s.samples, s.seed)) first.push_back(std::move(p));
   // The baseline is record 0 (points are recorded in the order asked), so ties keep it.
@@ -185,7 +192,7 @@ Result run_tune(const TuneSpec& s, const Options& o) {
   best = refine(s, search, best);
 
   const Point& bp = search.records()[best].point;
-  const std::vector<Eval> held = evaluate_batch(s, {s.baseline, bp}, true, o.threads);
+  const std::vector<Eval> held = evaluate_batch(s, {s.baseline, bp}, true, o.threads, raised);
   const Eval& base_tune = search.records()[idx[0]].eval;
   const Eval& best_tune = search.records()[best].eval;
 
@@ -218,6 +225,7 @@ Result run_tune(const TuneSpec& s, const Options& o) {
   doc["best_index"] = best;
   r.table = summary_table(s, doc);
   r.doc = std::move(doc);
+  r.warnings.assign(raised.list().begin() + static_cast<std::ptrdiff_t>(s.warnings.list().size()), raised.list().end());
   return r;
 }
 

@@ -85,7 +85,9 @@ int verb_sweep(const Args& args) {
   ro.progress = &bar;
   const app::sweep::SweepSpec s = app::sweep::load_sweep_file(file);  // validates every point first
   const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "sweep", force, app::sweep_inputs(s)});
+  s.warnings.print();  // once for the sweep, not once per point
   const app::sweep::Summary sum = app::sweep::run_sweep(s, target, ro);
+  for (const auto& w : sum.warnings) std::cerr << "floorsim: warning: " << w << "\n";
   for (const auto& a : sum.no_effect_axes) warn_no_effect(a, ro.shard.count > 1);
   if (!quiet) {
     std::cout << fmt::format("sweep {} ({} {}, {}): {} points", s.name, s.kind, s.mode,

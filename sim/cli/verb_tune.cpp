@@ -57,9 +57,11 @@ int verb_tune(const Args& args) {
   inputs.push_back({s.base_file, false});
   inputs.push_back({s.holdout_file, false});
   const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "tune", force, inputs});
+  s.warnings.print();  // once for the tune, not once per evaluation
   app::tune::Options o;
   o.threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   const app::tune::Result r = app::tune::run_tune(s, o);
+  for (const auto& w : r.warnings) std::cerr << "floorsim: warning: " << w << "\n";
   io::OutputDir dir(target);
   dir.write("tune.json", app::dump(r.doc));
   dir.write("evaluations.csv", r.csv);

@@ -105,7 +105,7 @@ TEST_CASE("audit: the policy part names controlled fields and roles", "[govern][
 
 TEST_CASE("lint: every rule fails its failing example and passes its passing one", "[govern][lint]") {
   const auto& rules = lint_rules();
-  REQUIRE(rules.size() == 11);
+  REQUIRE(rules.size() == 12);
   for (const auto& rule : rules) {
     SECTION(rule.name) {
       const fs::path dir = fs::path(kSrc) / "examples/lint" / rule.name;
@@ -123,7 +123,8 @@ TEST_CASE("lint: every rule fails its failing example and passes its passing one
       CHECK(bad[0].rule == rule.name);
       CHECK(bad[0].severity == rule.severity);
       CHECK(bad[0].location.rfind(fail_file, 0) == 0);  // names the file (and line or pointer)
-      CHECK(bad[0].location.size() > fail_file.size());
+      // A run's warning is located at the scenario: its message names its own file and place.
+      if (rule.name != "run-warning") CHECK(bad[0].location.size() > fail_file.size());
       CHECK(lint_config(pass_file, o).empty());
     }
   }
