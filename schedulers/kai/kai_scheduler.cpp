@@ -22,10 +22,12 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "schedulers/common/placement.hpp"
+#include "schedulers/kai/usage.hpp"
 #include "schedulers/kueue/manifest.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
@@ -118,7 +120,17 @@ class KaiScheduler final : public Scheduler {
         preempt_min_s_(p.at("minruntime").at("default_preempt_min_runtime_s").get<double>()),
         reclaim_min_s_(p.at("minruntime").at("default_reclaim_min_runtime_s").get<double>()),
         reclaim_lca_(p.at("minruntime").at("reclaim_resolve_method").get<std::string>() == "lca"),
-        max_preemptees_(p.at("consolidation_max_preemptees").get<int>()) {
+        max_preemptees_(p.at("consolidation_max_preemptees").get<int>()),
+        time_aware_(p.at("time_aware_fairness").get<bool>()), k_value_(p.at("k_value").get<double>()) {
+    if (time_aware_) {
+      const auto& u = p.at("usage_params");
+      UsageParams up;
+      up.half_life_s = u.at("half_life_period_s").get<double>();
+      up.window_s = u.at("window_size_s").get<double>();
+      up.window = u.at("window_type").get<std::string>() == "tumbling" ? WindowType::Tumbling : WindowType::Sliding;
+      up.tumbling_start_s = u.at("tumbling_window_start_s").get<double>();
+      history_.emplace(up, static_cast<size_t>(t_.size()) + 1);
+    }
     rcfg_.reclaimer_utilization_multiplier = p.at("reclaimer_utilization_multiplier").get<double>();
     for (const auto& a : p.at("actions")) {
       const std::string s = a.get<std::string>();
@@ -219,11 +231,13 @@ class KaiScheduler final : public Scheduler {
     }
     last_pass_s_ = v.now;
     ++pass_no_;
+    if (history_) historical_usage(v.now);
     build_state(v);
     if (do_allocate_) allocate(v, out);
     if (do_consolidation_) consolidate(v, out);
     if (do_reclaim_) victims_pass(v, out, true);
     if (do_preempt_) victims_pass(v, out, false);
+    if (history_) record_usage(v);
     view_ = nullptr;
     out_ = nullptr;
   }
@@ -257,6 +271,7 @@ class KaiScheduler final : public Scheduler {
                     {"over_quota_weight", s.weight},
                     {"mean_fair_share_gpus", span_s > 0 ? fair_s / span_s : static_cast<double>(std::max<Milli>(fair_[q], 0)) / 1000.0},
                     {"mean_allocated_gpus", span_s > 0 ? alloc_s / span_s : static_cast<double>(alloc_[q]) / 1000.0}};
+      if (time_aware_) qs[s.name]["historical_usage_share"] = usage_.empty() ? 0.0 : usage_[q];
     }
     r["queues"] = qs;
     r["actions"] = {{"allocated", allocated_},
@@ -269,6 +284,7 @@ class KaiScheduler final : public Scheduler {
                         {"shared_gpus_peak", shared_gpus_peak_},
                         {"burst_oversubscribed_starts", burst_oversubscribed_},
                         {"max_jobs_on_one_gpu", max_on_gpu_}};
+    if (time_aware_) r["time_aware_fairness"] = {{"k_value", k_value_}, {"at_s", last_pass_s_}};
     r["warnings"] = warnings_;
     return r;
   }
@@ -321,7 +337,7 @@ class KaiScheduler final : public Scheduler {
     for (int q = 0; q < qs; ++q)
       if (!std::is_sorted(lists_[q].begin(), lists_[q].end(), before))
         std::stable_sort(lists_[q].begin(), lists_[q].end(), before);
-    fair_shares(t_, v.cluster.total_up_gpus * 1000, request_, 1000, fair_, subtree_req_, div_scratch_);
+    fair_shares(t_, v.cluster.total_up_gpus * 1000, request_, 1000, fair_, subtree_req_, div_scratch_, usage_, k_value_);
     free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
     free_total_ = v.cluster.total_free_gpus;
     slot_.assign(v.cluster.gpu_used_milli.begin(), v.cluster.gpu_used_milli.end());
@@ -338,6 +354,22 @@ class KaiScheduler final : public Scheduler {
     }
     if (any_fractional_) update_best_room();
     else best_room_ = 0;
+  }
+
+  // Time-aware fairness: each queue's GPU usage over the window, over the cluster's GPU
+  // capacity over the same window (the last channel), as KAI's usage database reports it.
+  void historical_usage(double now) {
+    history_->window_sums(now, sums_);
+    const double cap = sums_.back();
+    usage_.assign(static_cast<size_t>(t_.size()), 0.0);
+    for (int q = 0; q < t_.size(); ++q) usage_[q] = cap > 0 ? sums_[q] / cap : 0.0;
+  }
+  // The allocation this pass leaves holds until the next pass (every start and end is a pass).
+  void record_usage(const Snapshot& v) {
+    rates_.resize(static_cast<size_t>(t_.size()) + 1);
+    for (int q = 0; q < t_.size(); ++q) rates_[q] = static_cast<double>(alloc_[q]) / 1000.0;
+    rates_.back() = static_cast<double>(v.cluster.total_up_gpus);
+    history_->record(v.now, rates_);
   }
 
   Milli limit_milli(JobIdx j) const {
@@ -705,6 +737,10 @@ class KaiScheduler final : public Scheduler {
   uint64_t min_runtime_protected_ = 0;
   int max_preemptees_;
   ReclaimConfig rcfg_;
+  bool time_aware_;
+  double k_value_;
+  std::optional<UsageHistory> history_;  // time-aware fairness only
+  std::vector<double> usage_, sums_, rates_;  // by queue: normalised historical usage (empty = off)
   bool do_allocate_ = false, do_consolidation_ = false, do_reclaim_ = false, do_preempt_ = false;
   bool any_fractional_ = false;
   // by JobIdx
@@ -774,6 +810,16 @@ std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
        cfg::choice("reclaim_resolve_method", {"lca", "queue"}, "lca",
                    "reclaimResolveMethod: which queue's reclaimMinRuntime applies (below the lowest common ancestor, or "
                    "the victim's own)")});
+  auto usage = cfg::obj(
+      "kai.usage_params", "usageParams of the SchedulingShard's usageDBConfig (KAI docs: timeaware)",
+      {cfg::number("half_life_period_s", 0, "halfLifePeriod: usage this old counts half (0 = no decay)")
+           .at_least(0).in_unit("s"),
+       cfg::number("window_size_s", 604800, "windowSize: the span of history considered (KAI default one week)")
+           .in_unit("s"),
+       cfg::choice("window_type", {"sliding", "tumbling", "cron"}, "sliding",
+                   "windowType: the last window_size_s (sliding) or since the last reset at "
+                   "tumbling_window_start_s + k x window_size_s (tumbling); cron windows are not modelled"),
+       cfg::number("tumbling_window_start_s", 0, "tumblingWindowStartTime, in simulated time").at_least(0).in_unit("s")});
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->name = "scheduler(kai)";
   s->doc = "KAI-like scheduling: hierarchical queues with quota, over-quota weight and limit, fair share, GPU fractions "
@@ -807,6 +853,12 @@ std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
       cfg::object("minruntime", minruntime, "the minruntime plugin (KAI docs: plugins/minruntime)"),
       cfg::number("eviction_grace_s", 0, "time an evicted job keeps its GPUs and quota before it stops")
           .at_least(0).in_unit("s"),
+      cfg::boolean("time_aware_fairness", false,
+                   "time-aware fairness (KAI docs: timeaware): historical usage lowers a queue's over-quota share "
+                   "(KAI: a usageDBConfig on the SchedulingShard; off without one)"),
+      cfg::number("k_value", 1.0, "kValue: weight of historical usage in the over-quota division "
+                                  "(max(0, w + k(w - usage)))").at_least(0),
+      cfg::object("usage_params", usage, "usageDBConfig.usageParams: the window and decay of historical usage"),
   };
   s->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
     static const char* kOrder[] = {"allocate", "consolidation", "reclaim", "preempt"};
@@ -820,6 +872,13 @@ std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
                   "got " + a + "; expected allocate, consolidation, reclaim, preempt, each at most once and in that order");
       next = k + 1;
     }
+    const auto& up = r.at("usage_params");
+    if (up.at("window_type") == "cron")
+      cfg::fail(file, cfg::child(cfg::child(ptr, "usage_params"), "window_type"),
+                "cron windows are not modelled (no wall clock in simulated time); expected sliding or tumbling");
+    if (!(up.at("window_size_s").get<double>() > 0))
+      cfg::fail(file, cfg::child(cfg::child(ptr, "usage_params"), "window_size_s"),
+                "got " + up.at("window_size_s").dump() + "; expected a window longer than 0 s");
     for (auto it = r.at("preemptibility").begin(); it != r.at("preemptibility").end(); ++it)
       if (it.value() != "preemptible" && it.value() != "non-preemptible")
         cfg::fail(file, cfg::child(cfg::child(ptr, "preemptibility"), it.key()),

@@ -81,16 +81,13 @@ void divide(Milli total, std::span<const ShareInput> in, Milli unit, std::span<M
           wsum += in[i].weight;
         }
       if (live.empty() || remaining <= 0) break;
-      // Effective weight max(0, w + k(w - histUsage)), w normalised over the live queues;
-      // histUsage is the queue's share of historical usage (0 without time-based fairshare).
+      // Share weight max(0, w + k(w - usage)), w normalised over the live queues; usage is the
+      // queue's historical usage over the cluster's capacity (0 without time-aware fairness).
       eff.assign(live.size(), 0);
       double esum = 0;
-      Milli hsum = 0;
-      for (size_t x : live) hsum += in[x].hist_usage;
       for (size_t k = 0; k < live.size(); ++k) {
         const double w = in[live[k]].weight / wsum;
-        const double h = hsum > 0 ? static_cast<double>(in[live[k]].hist_usage) / static_cast<double>(hsum) : 0.0;
-        eff[k] = std::max(0.0, w + k_value * (w - h));
+        eff[k] = std::max(0.0, w + k_value * (w - in[live[k]].usage));
         esum += eff[k];
       }
       if (esum <= 0) break;
@@ -124,7 +121,8 @@ void divide(Milli total, std::span<const ShareInput> in, Milli unit, std::span<M
 }
 
 void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf_request, Milli unit,
-                 std::vector<Milli>& fair, std::vector<Milli>& req, DivideScratch& sc) {
+                 std::vector<Milli>& fair, std::vector<Milli>& req, DivideScratch& sc, std::span<const double> usage,
+                 double k_value) {
   const int n = t.size();
   fair.assign(n, 0);
   req.assign(n, 0);
@@ -138,9 +136,10 @@ void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf
   std::vector<Milli>& out = sc.out;
   auto split = [&](Milli total, const std::vector<int>& kids) {
     in.clear();
-    for (int c : kids) in.push_back({t[c].quota, req[c], t[c].limit, t[c].weight, t[c].priority, 0});
+    for (int c : kids)
+      in.push_back({t[c].quota, req[c], t[c].limit, t[c].weight, t[c].priority, usage.empty() ? 0.0 : usage[c]});
     out.assign(kids.size(), 0);
-    divide(total, in, unit, out, sc);
+    divide(total, in, unit, out, sc, k_value);
     for (size_t i = 0; i < kids.size(); ++i) fair[kids[i]] = out[i];
   };
   split(capacity, t.roots());

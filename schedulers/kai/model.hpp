@@ -65,12 +65,14 @@ struct ShareInput {
   Milli limit = kUnlimited;
   double weight = 1;    // overQuotaWeight
   int32_t priority = kDefaultQueuePriority;
-  Milli hist_usage = 0; // historical usage for time-based fairshare (0 = off)
+  double usage = 0;     // historical usage / cluster capacity over the window (time-aware fairness; 0 = off)
 };
 
 // Divides `total` among siblings: 1) each gets min(deserved, request, limit); 2) what remains
 // goes by queue priority, highest first; within one priority in rounds proportional to
-// max(0, w + k(w - histUsage)) with w the normalised weight and k = kValue (1): each round's
+// max(0, w + k(w - usage)) with w the weight normalised over the queues still requesting,
+// usage the queue's normalised historical usage and k = kValue (1) (resource_division.go
+// calcShareWeights): each round's
 // amounts are floored to whole `unit`s and capped at what the queue still requests; when a
 // round gives nothing (the remainder is below one unit per queue), one unit (or less, if that
 // is all that is wanted) goes to each queue, largest effective weight first. Weight 0 gets
@@ -92,9 +94,11 @@ inline void divide(Milli total, std::span<const ShareInput> in, Milli unit, std:
 
 // Whole tree: the roots split `capacity`, then every queue's fair share is split among its
 // children by the same rule (level by level). `leaf_request` is per queue (non-leaves ignored);
-// subtree requests are summed here. `fair` is resized to the tree.
+// subtree requests are summed here. `fair` is resized to the tree. `usage` (per queue, its
+// subtree's normalised historical usage; empty = none) and `k_value` weigh the over-quota rounds.
 void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf_request, Milli unit,
-                 std::vector<Milli>& fair, std::vector<Milli>& subtree_request, DivideScratch& scratch);
+                 std::vector<Milli>& fair, std::vector<Milli>& subtree_request, DivideScratch& scratch,
+                 std::span<const double> usage = {}, double k_value = 1.0);
 inline void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf_request, Milli unit,
                         std::vector<Milli>& fair, std::vector<Milli>& subtree_request) {
   DivideScratch s;
