@@ -51,11 +51,13 @@ struct Run {
   ClusterConfig cluster;
   std::unique_ptr<Scheduler> sched;
   std::unique_ptr<Engine> engine;
+  int32_t cpus_per_node = 0;  // > 0: the nodes give CPUs (cpu capacity enters the division)
 
   void go(const std::string& name, const std::string& yaml, cfg::json params, size_t nodes, int32_t gpus_per_node) {
     const std::string dir = temp_dir(name);
     std::ofstream(dir + "/queues.yaml") << yaml;
     cluster = uniform_cluster("n", nodes, gpus_per_node);
+    if (cpus_per_node > 0) cluster.node_cpus.assign(nodes, cpus_per_node);
     params["type"] = "kai";
     params["manifests"] = {"queues.yaml"};
     const cfg::json resolved = cfg::resolve(params, *kai::kai_params_spec(), "/scheduler", "test.json");
