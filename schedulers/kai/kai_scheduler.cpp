@@ -57,62 +57,6 @@ int32_t kai_priority_class(const std::string& name, bool& ok) {
   return 0;
 }
 
-Milli to_milli(double gpus) { return gpus < 0 ? kUnlimited : static_cast<Milli>(std::llround(gpus * 1000.0)); }
-
-QueueTree build_tree(const kueue::Manifests& mf, std::vector<std::string>& warnings) {
-  warnings.insert(warnings.end(), mf.warnings.begin(), mf.warnings.end());
-  QueueTree t;
-  std::map<std::string, int> by_name;
-  for (const auto& q : mf.kai_queues) {
-    if (by_name.count(q.name))
-      throw InputError(q.pos.file, q.pos.where(), "Queue " + q.name + " declared twice; expected unique names");
-    auto check = [&](const kueue::KaiQueueObj::Res& r, const char* res) {
-      for (auto [v, what] : {std::pair{r.quota, "quota"}, std::pair{r.limit, "limit"}})
-        if (v < 0 && v != -1)
-          throw InputError(q.pos.file, q.pos.where(),
-                           fmt::format("Queue {}: spec.resources.{}.{} is {}; expected -1 (unlimited) or >= 0", q.name, res, what, v));
-      if (r.over_quota_weight < 0)
-        throw InputError(q.pos.file, q.pos.where(),
-                         fmt::format("Queue {}: spec.resources.{}.overQuotaWeight is {}; expected >= 0", q.name, res, r.over_quota_weight));
-      if (r.limit >= 0 && r.quota > r.limit)
-        throw InputError(q.pos.file, q.pos.where(),
-                         fmt::format("Queue {}: {} quota {} exceeds its limit {}; expected quota <= limit", q.name, res, r.quota, r.limit));
-    };
-    check(q.gpu, "gpu");
-    check(q.cpu, "cpu");
-    check(q.memory, "memory");
-    // cpu in millicores, memory in MB, as KAI's Queue spells them (docs/queues).
-    auto whole = [](const kueue::KaiQueueObj::Res& r) {
-      auto m = [](double v) { return v < 0 ? kUnlimited : static_cast<Milli>(std::llround(v)); };
-      return ResQuota{m(r.quota), m(r.limit), r.over_quota_weight};
-    };
-    QueueSpec s;
-    s.name = q.name;
-    s.preempt_min_runtime_s = q.preempt_min_runtime_s;
-    s.reclaim_min_runtime_s = q.reclaim_min_runtime_s;
-    s.priority = q.priority;
-    s.quota = to_milli(q.gpu.quota);
-    s.limit = to_milli(q.gpu.limit);
-    s.weight = q.gpu.over_quota_weight;
-    s.cpu = whole(q.cpu);
-    s.memory = whole(q.memory);
-    by_name[q.name] = t.add(s);
-  }
-  for (const auto& q : mf.kai_queues) {
-    if (q.parent.empty()) continue;
-    auto it = by_name.find(q.parent);
-    if (it == by_name.end())
-      throw InputError(q.pos.file, q.pos.where(), "Queue " + q.name + ": parentQueue " + q.parent + " is not declared; expected a Queue name");
-    t.set_parent(by_name[q.name], it->second);
-  }
-  if (!t.finalize()) {
-    const auto& q = mf.kai_queues.front();
-    throw InputError(q.pos.file, q.pos.where(), "Queue parentQueue links form a cycle; expected a tree");
-  }
-  if (t.size() == 0) throw InputError(mf.kai_queues.empty() ? "" : mf.kai_queues.front().pos.file, "", "no KAI Queue in the manifests; expected scheduling.run.ai/v2 Queue documents");
-  return t;
-}
-
 struct Params {
   std::vector<int32_t> prio;        // by JobIdx
   std::vector<uint8_t> preemptible;
@@ -904,124 +848,6 @@ class KaiScheduler final : public Scheduler {
 
 }  // namespace
 
-QueueTree check_queues(const kueue::Manifests& mf, std::vector<std::string>& warnings) { return build_tree(mf, warnings); }
-
-QueueTree load_queues_text(const std::string& yaml, const std::string& display, std::vector<std::string>& warnings) {
-  kueue::Manifests mf;
-  kueue::load_manifest_text(yaml, display, mf);
-  return build_tree(mf, warnings);
-}
-
-QueueTree load_queues(const std::vector<std::string>& files, std::vector<std::string>& warnings) {
-  kueue::Manifests mf;
-  for (const auto& f : files) kueue::load_manifest_file(f, f, mf);
-  return build_tree(mf, warnings);
-}
-
-std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
-  auto minruntime = cfg::obj(
-      "kai.minruntime", "the minruntime plugin's arguments; a Queue's preemptMinRuntime / reclaimMinRuntime override them",
-      {cfg::number("default_preempt_min_runtime_s", 0, "defaultPreemptMinRuntime: a job younger than this is not a preempt victim")
-           .at_least(0).in_unit("s"),
-       cfg::number("default_reclaim_min_runtime_s", 0, "defaultReclaimMinRuntime: a job younger than this is not a reclaim victim")
-           .at_least(0).in_unit("s"),
-       cfg::choice("reclaim_resolve_method", {"lca", "queue"}, "lca",
-                   "reclaimResolveMethod: which queue's reclaimMinRuntime applies (below the lowest common ancestor, or "
-                   "the victim's own)")});
-  auto usage = cfg::obj(
-      "kai.usage_params", "usageParams of the SchedulingShard's usageDBConfig (KAI docs: timeaware)",
-      {cfg::number("half_life_period_s", 0, "halfLifePeriod: usage this old counts half (0 = no decay)")
-           .at_least(0).in_unit("s"),
-       cfg::number("window_size_s", 604800, "windowSize: the span of history considered (KAI default one week)")
-           .in_unit("s"),
-       cfg::choice("window_type", {"sliding", "tumbling", "cron"}, "sliding",
-                   "windowType: the last window_size_s (sliding) or since the last reset at "
-                   "tumbling_window_start_s + k x window_size_s (tumbling); cron windows are not modelled"),
-       cfg::number("tumbling_window_start_s", 0, "tumblingWindowStartTime, in simulated time").at_least(0).in_unit("s")});
-  auto s = std::make_shared<cfg::ObjectSpec>();
-  s->name = "scheduler(kai)";
-  s->doc = "KAI-like scheduling: hierarchical queues with quota, over-quota weight and limit, fair share, GPU fractions "
-           "(KAI Scheduler docs: queues, fairness, GPU sharing)";
-  s->fields = {
-      cfg::string("type", "kai", "scheduler model").must(),
-      cfg::array_of("manifests", cfg::Type::String,
-                    "KAI Queue YAML files (scheduling.run.ai/v2 Queue), relative to the scenario file").must(),
-      cfg::choice("queue_from", {"class", "account", "user", "qos", "partition"}, "class",
-                  "job field whose value selects the leaf queue"),
-      cfg::map_of("queue_map", cfg::Type::String,
-                  "value -> leaf Queue name (\"*\" = any other value); without an entry the value itself names the queue")
-          .with_default(cfg::json::object()),
-      cfg::map_of("priority_classes", cfg::Type::String,
-                  "job class -> KAI priority class (train 50, build-preemptible 75, build 100, inference 125); other "
-                  "jobs keep their trace priority")
-          .with_default(cfg::json::object()),
-      cfg::map_of("preemptibility", cfg::Type::String,
-                  "job class -> preemptible | non-preemptible (podgroup preemptibility); other jobs are preemptible "
-                  "iff priority < 100")
-          .with_default(cfg::json::object()),
-      cfg::boolean("gpu_sharing", false,
-                   "pack fractional jobs (gpu_fraction / gpu_memory_mib) onto shared GPUs (KAI global.gpuSharing); "
-                   "off: a fractional job holds a whole GPU"),
-      cfg::array_of("actions", cfg::Type::String, "actions run each session, in KAI's order (a subset of allocate, "
-                                                  "consolidation, reclaim, preempt)")
-          .with_default(cfg::json::array({"allocate", "consolidation", "reclaim", "preempt"})),
-      cfg::number("reclaimer_utilization_multiplier", 1.0,
-                  "reclaim: the reclaimer's saturation times this must stay below the victim queue's").at_least(1),
-      cfg::integer("consolidation_max_preemptees", 16, "consolidation: most jobs moved for one pending job").at_least(1),
-      cfg::object("minruntime", minruntime, "the minruntime plugin (KAI docs: plugins/minruntime)"),
-      cfg::number("eviction_grace_s", 0, "time an evicted job keeps its GPUs and quota before it stops")
-          .at_least(0).in_unit("s"),
-      cfg::boolean("time_aware_fairness", false,
-                   "time-aware fairness (KAI docs: timeaware): historical usage lowers a queue's over-quota share "
-                   "(KAI: a usageDBConfig on the SchedulingShard; off without one)"),
-      cfg::number("k_value", 1.0, "kValue: weight of historical usage in the over-quota division "
-                                  "(max(0, w + k(w - usage)))").at_least(0),
-      cfg::object("usage_params", usage, "usageDBConfig.usageParams: the window and decay of historical usage"),
-      cfg::number("session_period_s", 0, "schedulePeriod: a session this often while jobs wait (0 = a session at each "
-                                         "job event only; KAI runs one every second)").at_least(0).in_unit("s"),
-      cfg::map_of("requests_per_job", cfg::Type::Any,
-                  "cpu / memory every job requests (e.g. {\"cpu\": 2, \"memory\": \"16Gi\"}), charged against the "
-                  "Queues' cpu (millicores) and memory (MB) quotas and limits").with_default(cfg::json::object()),
-      cfg::map_of("requests_per_gpu", cfg::Type::Any,
-                  "cpu / memory a job requests per GPU (e.g. {\"cpu\": 8, \"memory\": \"64Gi\"})")
-          .with_default(cfg::json::object()),
-  };
-  s->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
-    static const char* kOrder[] = {"allocate", "consolidation", "reclaim", "preempt"};
-    size_t next = 0;
-    for (size_t i = 0; i < r.at("actions").size(); ++i) {
-      const std::string a = r.at("actions")[i].get<std::string>();
-      size_t k = next;
-      while (k < 4 && a != kOrder[k]) ++k;
-      if (k == 4)
-        cfg::fail(file, cfg::child(cfg::child(ptr, "actions"), i),
-                  "got " + a + "; expected allocate, consolidation, reclaim, preempt, each at most once and in that order");
-      next = k + 1;
-    }
-    for (const char* key : {"requests_per_job", "requests_per_gpu"})
-      for (const auto& [res, q] : r.at(key).items()) {
-        if (res != "cpu" && res != "memory")
-          cfg::fail(file, cfg::child(cfg::child(ptr, key), res),
-                    "resource " + res + " is not divided by KAI queues; expected cpu or memory (GPUs come from the job)");
-        if (kueue::request_quantity(q) < 0)
-          cfg::fail(file, cfg::child(cfg::child(ptr, key), res),
-                    "got " + q.dump() + "; expected a non-negative quantity (a number, or a string such as \"64Gi\", \"500m\")");
-      }
-    const auto& up = r.at("usage_params");
-    if (up.at("window_type") == "cron")
-      cfg::fail(file, cfg::child(cfg::child(ptr, "usage_params"), "window_type"),
-                "cron windows are not modelled (no wall clock in simulated time); expected sliding or tumbling");
-    if (!(up.at("window_size_s").get<double>() > 0))
-      cfg::fail(file, cfg::child(cfg::child(ptr, "usage_params"), "window_size_s"),
-                "got " + up.at("window_size_s").dump() + "; expected a window longer than 0 s");
-    for (auto it = r.at("preemptibility").begin(); it != r.at("preemptibility").end(); ++it)
-      if (it.value() != "preemptible" && it.value() != "non-preemptible")
-        cfg::fail(file, cfg::child(cfg::child(ptr, "preemptibility"), it.key()),
-                  "got " + it.value().dump() + "; expected preemptible or non-preemptible");
-  };
-  return s;
-}
-
 std::unique_ptr<Scheduler> make_kai(const cfg::json& p, const SchedulerContext& ctx) {
   kueue::Manifests mf;
   size_t i = 0;
@@ -1035,7 +861,7 @@ std::unique_ptr<Scheduler> make_kai(const cfg::json& p, const SchedulerContext& 
     ++i;
   }
   std::vector<std::string> warnings;
-  QueueTree t = build_tree(mf, warnings);
+  QueueTree t = check_queues(mf, warnings);
   auto s = std::make_unique<KaiScheduler>(p, ctx, std::move(t), std::move(warnings));
   for (const auto& w : s->warnings()) std::fprintf(stderr, "floorsim: warning: %s\n", w.c_str());
   return s;
