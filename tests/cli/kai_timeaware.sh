@@ -6,18 +6,13 @@
 # queues cannot divide is refused with its JSON pointer.
 set -euo pipefail
 source "$(dirname "$0")/preamble.bash"
-Q="$SRC/tests/schedulers/data/upstream/kai/examples/time-based-fairshare/two-queue-oscillation/queues.yaml"
-scenario() {  # TIME_AWARE EXTRA_JSON
-  python3 - "$Q" "$1" "$2" <<'PY'
-import json, sys
-jobs = [{"id": i * 2 + k + 1, "class": q, "submit_s": 0, "runtime_s": 1800, "gpus": 16}
-        for i in range(4) for k, q in enumerate(("team-a", "team-b"))]
-s = {"name": "oscillation", "cluster": {"nodes": 1, "gpus_per_node": 16},
-     "classes": {"team-a": {}, "team-b": {}}, "workload": {"jobs": jobs},
-     "scheduler": {"type": "kai", "manifests": [sys.argv[1]],
-                   "priority_classes": {"team-a": "train", "team-b": "train"},
-                   "time_aware_fairness": sys.argv[2] == "on", "session_period_s": 60,
-                   "usage_params": {"window_size_s": 2560, "half_life_period_s": 1280}}}
+SC="$SRC/tests/cli/data/k8s/kai_timeaware.json"
+scenario() {  # TIME_AWARE EXTRA_JSON: the example with time-aware fairness on/off and keys merged in
+  python3 - "$SC" "$1" "$2" <<'PY'
+import json, os, sys
+s = json.load(open(sys.argv[1]))
+s["scheduler"]["manifests"] = [os.path.join(os.path.dirname(sys.argv[1]), m) for m in s["scheduler"]["manifests"]]
+s["scheduler"]["time_aware_fairness"] = sys.argv[2] == "on"
 s["scheduler"].update(json.loads(sys.argv[3]))
 print(json.dumps(s))
 PY
@@ -25,6 +20,7 @@ PY
 first_start() {  # JOBS_CSV CLASS
   awk -F, -v c="$2" 'NR==1{for(i=1;i<=NF;i++) if($i=="start_s") s=i} NR>1 && $2==c {print $s}' "$1" | sort -n | head -1
 }
+"$FS" run "$SC" --out "$T/example" -q 2> "$T/err" || fail "the example as shipped: $(cat "$T/err")"
 for mode in off on; do
   scenario "$mode" '{}' > "$T/$mode.json"
   "$FS" run "$T/$mode.json" --out "$T/$mode" -q --check-invariants 2> "$T/err" || fail "$mode run: $(cat "$T/err")"
