@@ -186,7 +186,7 @@ class KaiScheduler final : public Scheduler {
       const char* name = kResourceNames[r + 1];
       for (int q = 0; q < t_.size(); ++q) {
         const ResQuota rq = res_quota(t_[q], r + 1);
-        if (!uses_[r] && (rq.quota != 0 || rq.limit != kUnlimited))
+        if (!uses_[r] && (rq.quota > 0 || rq.limit != kUnlimited))  // a quota or limit that could bind
           warnings_.push_back(fmt::format("Queue {}: its {} quota / limit never binds: no job requests {} "
                                           "(scheduler block requests_per_job / requests_per_gpu)", t_[q].name, name, name));
       }

@@ -182,3 +182,21 @@ TEST_CASE("kai requests_per_job names only cpu or memory", "[kai][resources]") {
   CHECK_THROWS_WITH(cfg::resolve(p, *kai_params_spec(), "/scheduler", "s.json"),
                     Catch::Contains("/scheduler/requests_per_job/memory"));
 }
+
+TEST_CASE("kai Queue cpu / memory values are checked like GPUs, with file and line", "[kai][resources]") {
+  std::vector<std::string> w;
+  const std::string yaml = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: a}\n"
+                           "spec:\n  resources:\n    cpu: {quota: 4000, limit: 2000, overQuotaWeight: 1}\n";
+  CHECK_THROWS_WITH(load_queues_text(yaml, "q.yaml", w), Catch::Contains("q.yaml") && Catch::Contains("cpu quota 4000 exceeds its limit 2000"));
+  const std::string neg = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: a}\n"
+                          "spec:\n  resources:\n    memory: {quota: -5, limit: -1, overQuotaWeight: 1}\n";
+  CHECK_THROWS_WITH(load_queues_text(neg, "q.yaml", w), Catch::Contains("spec.resources.memory.quota is -5"));
+  const std::string ok = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: a}\n"
+                         "spec:\n  resources:\n    cpu: {quota: 2000, limit: 4000, overQuotaWeight: 2}\n    memory: {quota: -1}\n";
+  const QueueTree t = load_queues_text(ok, "q.yaml", w);
+  CHECK(t[0].cpu.quota == 2000);
+  CHECK(t[0].cpu.limit == 4000);
+  CHECK(t[0].cpu.weight == 2);
+  CHECK(t[0].memory.quota == kUnlimited);
+  CHECK(w.empty());
+}
