@@ -15,6 +15,9 @@
 // fresh GPU), and is charged its share against quota. There is no isolation: the burst limit
 // (gpu_milli_limit) is not reserved, so devices whose summed limits exceed one GPU are counted
 // as oversubscribed in the report.
+// CPU and memory. Jobs' cpu / memory come from the scheduler block (requests_per_job /
+// requests_per_gpu); they are charged against the Queues' cpu / memory limits and quotas and
+// divided per resource like GPUs, only when some job requests them (otherwise nothing changes).
 #include "schedulers/kai/kai_scheduler.hpp"
 
 #include <algorithm>
@@ -22,10 +25,13 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "schedulers/common/placement.hpp"
+#include "schedulers/kai/usage.hpp"
+#include "schedulers/kueue/kueue_scheduler.hpp"
 #include "schedulers/kueue/manifest.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
@@ -51,59 +57,6 @@ int32_t kai_priority_class(const std::string& name, bool& ok) {
   return 0;
 }
 
-Milli to_milli(double gpus) { return gpus < 0 ? kUnlimited : static_cast<Milli>(std::llround(gpus * 1000.0)); }
-
-QueueTree build_tree(const kueue::Manifests& mf, std::vector<std::string>& warnings) {
-  warnings.insert(warnings.end(), mf.warnings.begin(), mf.warnings.end());
-  QueueTree t;
-  std::map<std::string, int> by_name;
-  for (const auto& q : mf.kai_queues) {
-    const std::string at = q.pos.file + ":" + q.pos.where();
-    if (by_name.count(q.name))
-      throw InputError(q.pos.file, q.pos.where(), "Queue " + q.name + " declared twice; expected unique names");
-    auto check = [&](double v, const char* what, double lo) {
-      if (v < lo && v != -1)
-        throw InputError(q.pos.file, q.pos.where(),
-                         fmt::format("Queue {}: spec.resources.gpu.{} is {}; expected -1 (unlimited) or >= {}", q.name, what, v, lo));
-    };
-    check(q.gpu.quota, "quota", 0);
-    check(q.gpu.limit, "limit", 0);
-    if (q.gpu.over_quota_weight < 0)
-      throw InputError(q.pos.file, q.pos.where(),
-                       fmt::format("Queue {}: spec.resources.gpu.overQuotaWeight is {}; expected >= 0", q.name, q.gpu.over_quota_weight));
-    if (q.gpu.limit >= 0 && q.gpu.quota > q.gpu.limit)
-      throw InputError(q.pos.file, q.pos.where(),
-                       fmt::format("Queue {}: gpu quota {} exceeds its limit {}; expected quota <= limit", q.name, q.gpu.quota, q.gpu.limit));
-    std::string cpu_mem;
-    if (q.cpu.quota != 0 || q.cpu.limit != -1) cpu_mem = "cpu";
-    if (q.memory.quota != 0 || q.memory.limit != -1) cpu_mem += cpu_mem.empty() ? "memory" : " and memory";
-    if (!cpu_mem.empty())
-      warnings.push_back(at + ": Queue " + q.name + ": " + cpu_mem + " quotas and limits are not modelled (nodes carry GPUs only); ignored");
-    QueueSpec s;
-    s.name = q.name;
-    s.preempt_min_runtime_s = q.preempt_min_runtime_s;
-    s.reclaim_min_runtime_s = q.reclaim_min_runtime_s;
-    s.priority = q.priority;
-    s.quota = to_milli(q.gpu.quota);
-    s.limit = to_milli(q.gpu.limit);
-    s.weight = q.gpu.over_quota_weight;
-    by_name[q.name] = t.add(s);
-  }
-  for (const auto& q : mf.kai_queues) {
-    if (q.parent.empty()) continue;
-    auto it = by_name.find(q.parent);
-    if (it == by_name.end())
-      throw InputError(q.pos.file, q.pos.where(), "Queue " + q.name + ": parentQueue " + q.parent + " is not declared; expected a Queue name");
-    t.set_parent(by_name[q.name], it->second);
-  }
-  if (!t.finalize()) {
-    const auto& q = mf.kai_queues.front();
-    throw InputError(q.pos.file, q.pos.where(), "Queue parentQueue links form a cycle; expected a tree");
-  }
-  if (t.size() == 0) throw InputError(mf.kai_queues.empty() ? "" : mf.kai_queues.front().pos.file, "", "no KAI Queue in the manifests; expected scheduling.run.ai/v2 Queue documents");
-  return t;
-}
-
 struct Params {
   std::vector<int32_t> prio;        // by JobIdx
   std::vector<uint8_t> preemptible;
@@ -118,7 +71,18 @@ class KaiScheduler final : public Scheduler {
         preempt_min_s_(p.at("minruntime").at("default_preempt_min_runtime_s").get<double>()),
         reclaim_min_s_(p.at("minruntime").at("default_reclaim_min_runtime_s").get<double>()),
         reclaim_lca_(p.at("minruntime").at("reclaim_resolve_method").get<std::string>() == "lca"),
-        max_preemptees_(p.at("consolidation_max_preemptees").get<int>()) {
+        max_preemptees_(p.at("consolidation_max_preemptees").get<int>()),
+        time_aware_(p.at("time_aware_fairness").get<bool>()), k_value_(p.at("k_value").get<double>()),
+        session_period_s_(p.at("session_period_s").get<double>()) {
+    if (time_aware_) {
+      const auto& u = p.at("usage_params");
+      UsageParams up;
+      up.half_life_s = u.at("half_life_period_s").get<double>();
+      up.window_s = u.at("window_size_s").get<double>();
+      up.window = u.at("window_type").get<std::string>() == "tumbling" ? WindowType::Tumbling : WindowType::Sliding;
+      up.tumbling_start_s = u.at("tumbling_window_start_s").get<double>();
+      history_.emplace(up, static_cast<size_t>(t_.size()) + 1);
+    }
     rcfg_.reclaimer_utilization_multiplier = p.at("reclaimer_utilization_multiplier").get<double>();
     for (const auto& a : p.at("actions")) {
       const std::string s = a.get<std::string>();
@@ -173,6 +137,7 @@ class KaiScheduler final : public Scheduler {
       else preemptible_[j] = preemptible_by_priority(prio_[j]);
       req_[j] = sharing_ && js.gpu_milli > 0 ? js.gpu_milli : static_cast<Milli>(js.gpus) * 1000;
     }
+    job_cpu_memory(p, ctx);
     for (const auto& [qn, count] : unmapped)
       warnings_.push_back(fmt::format("{} jobs map to queue '{}', which is not a leaf Queue in the manifests; they stay pending (NoQueue)", count, qn));
     const size_t qs = static_cast<size_t>(t_.size());
@@ -202,6 +167,50 @@ class KaiScheduler final : public Scheduler {
       }
   }
 
+  // cpu (millicores) and memory (MB) per job from the scheduler block's requests_per_job /
+  // requests_per_gpu, and the warnings that say where they bind and where they cannot.
+  void job_cpu_memory(const cfg::json& p, const SchedulerContext& ctx) {
+    double per_job[2] = {0, 0}, per_gpu[2] = {0, 0};
+    for (auto [key, out] : {std::pair{"requests_per_job", per_job}, std::pair{"requests_per_gpu", per_gpu}})
+      for (const auto& [res, q] : p.at(key).items()) out[res == "cpu" ? 0 : 1] = kueue::request_quantity(q);
+    const double scale[2] = {1000.0, 1e-6};  // cores -> millicores, bytes -> MB (KAI's Queue units)
+    for (int r = 0; r < 2; ++r) {
+      if (per_job[r] == 0 && per_gpu[r] == 0) continue;
+      uses_[r] = true;
+      xreq_[r].assign(queue_.size(), 0);
+      for (size_t j = 0; j < queue_.size(); ++j)
+        xreq_[r][j] = static_cast<Milli>(std::llround((per_job[r] + per_gpu[r] * ctx.workload.jobs[j].gpus) * scale[r]));
+    }
+    const bool node_cap[2] = {ctx.cluster.gives_cpus(), ctx.cluster.gives_mem()};
+    for (int r = 0; r < 2; ++r) {
+      const char* name = kResourceNames[r + 1];
+      for (int q = 0; q < t_.size(); ++q) {
+        const ResQuota rq = res_quota(t_[q], r + 1);
+        if (!uses_[r] && (rq.quota > 0 || rq.limit != kUnlimited))  // a quota or limit that could bind
+          warnings_.push_back(fmt::format("Queue {}: its {} quota / limit never binds: no job requests {} "
+                                          "(scheduler block requests_per_job / requests_per_gpu)", t_[q].name, name, name));
+      }
+      if (!uses_[r]) continue;
+      if (node_cap[r])
+        cap_x_[r] = r == 0 ? [&] { Milli c = 0; for (auto n : ctx.cluster.node_cpus) c += static_cast<Milli>(n) * 1000; return c; }()
+                           : [&] { Milli c = 0; for (auto b : ctx.cluster.node_mem_bytes) c += b / 1000000; return c; }();
+      warnings_.push_back(node_cap[r]
+          ? fmt::format("jobs request {}: queues' {} quotas and limits bind and the nodes' {} is divided as fair share; "
+                        "placement on a node checks GPUs only", name, name, name)
+          : fmt::format("jobs request {} but the cluster gives no node {}: {} quotas and limits bind queue-wise, and the "
+                        "fair-share division of {} takes the cluster as large as the requests", name, name, name, name));
+    }
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r]) {
+        const size_t qs = static_cast<size_t>(t_.size());
+        xalloc_[r].assign(qs, 0);
+        xnp_alloc_[r].assign(qs, 0);
+        xrequest_[r].assign(qs, 0);
+        xfair_[r].assign(qs, 0);
+      }
+  }
+  bool uses_extra() const { return uses_[0] || uses_[1]; }
+
   std::string_view name() const override { return "kai"; }
   bool wants_job_events() const override { return false; }
   bool packs_gpu_fractions() const override { return sharing_; }
@@ -219,11 +228,16 @@ class KaiScheduler final : public Scheduler {
     }
     last_pass_s_ = v.now;
     ++pass_no_;
+    if (history_) historical_usage(v.now);
     build_state(v);
     if (do_allocate_) allocate(v, out);
     if (do_consolidation_) consolidate(v, out);
     if (do_reclaim_) victims_pass(v, out, true);
     if (do_preempt_) victims_pass(v, out, false);
+    if (history_) record_usage(v);
+    // Periodic sessions (KAI's schedulePeriod) while work waits: fair shares that move with
+    // historical usage can then reclaim between job events.
+    if (session_period_s_ > 0 && !v.pending.empty()) out.wake_at(v.now + session_period_s_);
     view_ = nullptr;
     out_ = nullptr;
   }
@@ -257,6 +271,17 @@ class KaiScheduler final : public Scheduler {
                     {"over_quota_weight", s.weight},
                     {"mean_fair_share_gpus", span_s > 0 ? fair_s / span_s : static_cast<double>(std::max<Milli>(fair_[q], 0)) / 1000.0},
                     {"mean_allocated_gpus", span_s > 0 ? alloc_s / span_s : static_cast<double>(alloc_[q]) / 1000.0}};
+      if (time_aware_) qs[s.name]["historical_usage_share"] = usage_.empty() ? 0.0 : usage_[q];
+      for (int r = 0; r < 2; ++r)
+        if (uses_[r]) {
+          const ResQuota rq = res_quota(s, r + 1);
+          auto v = [](Milli m) { return m == kUnlimited ? nlohmann::json(-1) : nlohmann::json(m); };
+          qs[s.name][r == 0 ? "cpu_millicores" : "memory_mb"] = {{"deserved", v(rq.quota)},
+                                                                {"limit", v(rq.limit)},
+                                                                {"over_quota_weight", rq.weight},
+                                                                {"fair_share_at_end", xfair_[r][q]},
+                                                                {"allocated_at_end", xalloc_[r][q]}};
+        }
     }
     r["queues"] = qs;
     r["actions"] = {{"allocated", allocated_},
@@ -269,6 +294,7 @@ class KaiScheduler final : public Scheduler {
                         {"shared_gpus_peak", shared_gpus_peak_},
                         {"burst_oversubscribed_starts", burst_oversubscribed_},
                         {"max_jobs_on_one_gpu", max_on_gpu_}};
+    if (time_aware_) r["time_aware_fairness"] = {{"k_value", k_value_}, {"at_s", last_pass_s_}};
     r["warnings"] = warnings_;
     return r;
   }
@@ -277,10 +303,17 @@ class KaiScheduler final : public Scheduler {
 
  private:
   // --- per-pass state ---
-  void add_alloc(int leaf, Milli m, bool preemptible) {
-    for (int q = leaf; q != kNoQueue; q = t_[q].parent) {
-      alloc_[q] += m;
-      if (!preemptible) np_alloc_[q] += m;
+  // Charges (sign 1) or returns (-1) job j's GPUs, cpu and memory up its queue's path.
+  void add_job(JobIdx j, int sign) {
+    const bool np = !preemptible_[j];
+    for (int q = queue_[j]; q != kNoQueue; q = t_[q].parent) {
+      alloc_[q] += sign * req_[j];
+      if (np) np_alloc_[q] += sign * req_[j];
+      for (int r = 0; r < 2; ++r)
+        if (uses_[r]) {
+          xalloc_[r][q] += sign * xreq_[r][j];
+          if (np) xnp_alloc_[r][q] += sign * xreq_[r][j];
+        }
     }
   }
 
@@ -289,14 +322,22 @@ class KaiScheduler final : public Scheduler {
     std::fill(alloc_.begin(), alloc_.end(), 0);
     std::fill(np_alloc_.begin(), np_alloc_.end(), 0);
     std::fill(request_.begin(), request_.end(), 0);
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r]) {
+        std::fill(xalloc_[r].begin(), xalloc_[r].end(), 0);
+        std::fill(xnp_alloc_[r].begin(), xnp_alloc_[r].end(), 0);
+        std::fill(xrequest_[r].begin(), xrequest_[r].end(), 0);
+      }
     for (auto& l : lists_) l.clear();
     std::fill(cursor_.begin(), cursor_.end(), 0);
     running_.clear();
     for (JobIdx j : v.running) {
       const int q = queue_[j];
       if (q == kNoQueue) continue;
-      add_alloc(q, req_[j], preemptible_[j]);
+      add_job(j, 1);
       request_[q] += req_[j];
+      for (int r = 0; r < 2; ++r)
+        if (uses_[r]) xrequest_[r][q] += xreq_[r][j];
       // A victim that is terminating keeps its quota but is no candidate again; the job it was
       // evicted for waits for it (stays pipelined).
       if (v.runs[j].stop_s < 0) running_.push_back({j, q, prio_[j], preemptible_[j] != 0, v.runs[j].start_s, req_[j]});
@@ -311,6 +352,8 @@ class KaiScheduler final : public Scheduler {
       }
       lists_[q].push_back(j);
       request_[q] += req_[j];
+      for (int r = 0; r < 2; ++r)
+        if (uses_[r]) xrequest_[r][q] += xreq_[r][j];
     }
     // Job order within a queue (KAI job order): pipelined first, higher priority, then the
     // engine's queue order (submission / requeue time, id). Usually already sorted.
@@ -321,7 +364,17 @@ class KaiScheduler final : public Scheduler {
     for (int q = 0; q < qs; ++q)
       if (!std::is_sorted(lists_[q].begin(), lists_[q].end(), before))
         std::stable_sort(lists_[q].begin(), lists_[q].end(), before);
-    fair_shares(t_, v.cluster.total_up_gpus * 1000, request_, 1000, fair_, subtree_req_, div_scratch_);
+    fair_shares(t_, v.cluster.total_up_gpus * 1000, request_, 1000, fair_, subtree_req_, div_scratch_, usage_, k_value_);
+    // cpu and memory by the same rule (resource_division.go SetResourcesShare, per resource);
+    // without node capacities the cluster is taken as large as all requests. Whole units are
+    // one millicore / one MB (KAI floors in its own units: millicores, bytes).
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r]) {
+        Milli cap = cap_x_[r];
+        if (cap <= 0)
+          for (int q = 0; q < t_.size(); ++q) cap += t_.leaf(q) ? xrequest_[r][q] : 0;
+        fair_shares(t_, cap, xrequest_[r], 1, xfair_[r], subtree_req_, div_scratch_, {}, k_value_, r + 1);
+      }
     free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
     free_total_ = v.cluster.total_free_gpus;
     slot_.assign(v.cluster.gpu_used_milli.begin(), v.cluster.gpu_used_milli.end());
@@ -338,6 +391,22 @@ class KaiScheduler final : public Scheduler {
     }
     if (any_fractional_) update_best_room();
     else best_room_ = 0;
+  }
+
+  // Time-aware fairness: each queue's GPU usage over the window, over the cluster's GPU
+  // capacity over the same window (the last channel), as KAI's usage database reports it.
+  void historical_usage(double now) {
+    history_->window_sums(now, sums_);
+    const double cap = sums_.back();
+    usage_.assign(static_cast<size_t>(t_.size()), 0.0);
+    for (int q = 0; q < t_.size(); ++q) usage_[q] = cap > 0 ? sums_[q] / cap : 0.0;
+  }
+  // The allocation this pass leaves holds until the next pass (every start and end is a pass).
+  void record_usage(const Snapshot& v) {
+    rates_.resize(static_cast<size_t>(t_.size()) + 1);
+    for (int q = 0; q < t_.size(); ++q) rates_[q] = static_cast<double>(alloc_[q]) / 1000.0;
+    rates_.back() = static_cast<double>(v.cluster.total_up_gpus);
+    history_->record(v.now, rates_);
   }
 
   Milli limit_milli(JobIdx j) const {
@@ -384,7 +453,6 @@ class KaiScheduler final : public Scheduler {
   }
   // Emits the start of j at the last place(), updating the pass state.
   void start(JobIdx j) {
-    const int q = queue_[j];
     take(j, free_, slot_);
     if (packed(j)) {
       const JobSpec& js = view_->jobs[j];
@@ -407,7 +475,7 @@ class KaiScheduler final : public Scheduler {
       free_total_ -= view_->jobs[j].gpus;
       out_->start(j, shares_);
     }
-    add_alloc(q, req_[j], preemptible_[j]);
+    add_job(j, 1);
     pipelined_[j] = 0;
     started_pass_[j] = pass_no_;
     ++allocated_;
@@ -438,23 +506,32 @@ class KaiScheduler final : public Scheduler {
   void release_victims(std::span<const uint32_t> victims) {
     for (uint32_t k : victims) {
       give(k, free_, slot_);
-      add_alloc(queue_[k], -req_[k], preemptible_[k]);
+      add_job(k, -1);
     }
     free_total_ = placement::sum(free_);
     if (any_fractional_) update_best_room();
   }
 
   // Quota checks for starting j now (allocate and the victim actions).
-  uint16_t quota_block(JobIdx j, Milli removed_on_path = 0) {
+  // `removed` (gpu, cpu, memory) is what same-queue victims give back on the job's path.
+  uint16_t quota_block(JobIdx j, const Milli (&removed)[kResources] = kNothing) {
     const int q = queue_[j];
-    if (removed_on_path == 0 ? !within_limits(t_, alloc_, q, req_[j]) : !within_limits_minus(q, req_[j], removed_on_path))
-      return kOverLimit;
-    if (!preemptible_[j] && !nonpreemptible_within_quota(t_, np_alloc_, q, req_[j])) return kOverQuota;
+    if (!within_limits_minus(q, req_[j], removed[kGpu], alloc_, kGpu)) return kOverLimit;
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r] && !within_limits_minus(q, xreq_[r][j], removed[r + 1], xalloc_[r], r + 1)) return kOverLimit;
+    if (preemptible_[j]) return kNone;
+    if (!nonpreemptible_within_quota(t_, np_alloc_, q, req_[j])) return kOverQuota;
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r] && !nonpreemptible_within_quota(t_, xnp_alloc_[r], q, xreq_[r][j], r + 1)) return kOverQuota;
     return kNone;
   }
-  bool within_limits_minus(int leaf, Milli req, Milli removed) const {
-    for (int q = leaf; q != kNoQueue; q = t_[q].parent)
-      if (t_[q].limit != kUnlimited && alloc_[q] - removed + req > t_[q].limit) return false;
+  static constexpr Milli kNothing[kResources] = {0, 0, 0};
+  bool within_limits_minus(int leaf, Milli req, Milli removed, std::span<const Milli> alloc, int resource) const {
+    if (removed == 0) return within_limits(t_, alloc, leaf, req, resource);
+    for (int q = leaf; q != kNoQueue; q = t_[q].parent) {
+      const Milli limit = res_quota(t_[q], resource).limit;
+      if (limit != kUnlimited && alloc[q] - removed + req > limit) return false;
+    }
     return true;
   }
   // Exact for whole-GPU jobs that may spread (nodes 0); a necessary test otherwise.
@@ -480,7 +557,8 @@ class KaiScheduler final : public Scheduler {
     for (int c : kids) {
       const int l = pick(c);
       if (l == kNoQueue) continue;
-      if (best_leaf == kNoQueue || queue_before(state(c), req_[head(l)], state(best_child), req_[head(best_leaf)])) {
+      if (best_leaf == kNoQueue ||
+          queue_before(state(c, head(l)), req_[head(l)], state(best_child, head(best_leaf)), req_[head(best_leaf)])) {
         best_child = c;
         best_leaf = l;
       }
@@ -488,7 +566,12 @@ class KaiScheduler final : public Scheduler {
     return best_leaf;
   }
   JobIdx head(int leaf) const { return lists_[leaf][cursor_[leaf]]; }
-  QueueState state(int q) const { return {alloc_[q], fair_[q], t_[q].quota == kUnlimited ? fair_[q] : t_[q].quota, t_[q].priority, q}; }
+  QueueState state(int q, JobIdx head_job) const {
+    QueueState s{alloc_[q], fair_[q], t_[q].quota == kUnlimited ? fair_[q] : t_[q].quota, t_[q].priority, q};
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r]) s.extra[r] = {xalloc_[r][q], xfair_[r][q], xreq_[r][head_job]};
+    return s;
+  }
 
   void allocate(const Snapshot& v, Decisions& out) {
     unplaced_.clear();
@@ -534,7 +617,8 @@ class KaiScheduler final : public Scheduler {
         // Within one allocate, allocations only grow: a leaf blocked by quota for a request
         // stays blocked for any request as large (saves a walk up the tree per backlog job).
         // (The non-preemptible quota rule binds non-preemptible jobs only.)
-        if (req_[j] >= blocked_limit_req_[leaf] || (!preemptible_[j] && req_[j] >= blocked_np_req_[leaf])) {
+        // (Not with cpu / memory requests: a smaller one of those may fit where a GPU-equal job did not.)
+        if (!uses_extra() && (req_[j] >= blocked_limit_req_[leaf] || (!preemptible_[j] && req_[j] >= blocked_np_req_[leaf]))) {
           reason(j, req_[j] >= blocked_limit_req_[leaf] ? kOverLimit : kOverQuota);
           continue;
         }
@@ -599,7 +683,7 @@ class KaiScheduler final : public Scheduler {
           pipelined_[m] = 1;
           moved_once_[m] = 1;
           moved_.push_back(m);
-          add_alloc(queue_[m], -req_[m], preemptible_[m]);
+          add_job(m, -1);
           free_[nd] += v.jobs[m].gpus;
           free_total_ += v.jobs[m].gpus;
           ++consolidation_moves_;
@@ -630,7 +714,7 @@ class KaiScheduler final : public Scheduler {
           std::none_of(claimants_.begin(), claimants_.end(), [&](JobIdx c) { return queue_[c] == queue_[j]; }))
         claimants_.push_back(j);
     std::stable_sort(claimants_.begin(), claimants_.end(), [&](JobIdx a, JobIdx b) {
-      return queue_before(state(queue_[a]), req_[a], state(queue_[b]), req_[b]);
+      return queue_before(state(queue_[a], a), req_[a], state(queue_[b], b), req_[b]);
     });
     for (JobIdx j : claimants_) {
       if (pipelined_[j]) continue;
@@ -654,8 +738,12 @@ class KaiScheduler final : public Scheduler {
           if (could < v.jobs[j].gpus) return false;
         }
         if (!reclaim) {  // same queue: the victims' quota comes back on the job's own path
-          Milli back = 0;
-          for (uint32_t k : chosen) back += req_[k];
+          Milli back[kResources] = {0, 0, 0};
+          for (uint32_t k : chosen) {
+            back[kGpu] += req_[k];
+            for (int r = 0; r < 2; ++r)
+              if (uses_[r]) back[r + 1] += xreq_[r][k];
+          }
           if (quota_block(j, back)) return false;
         }
         scratch_free_ = free_;
@@ -705,6 +793,16 @@ class KaiScheduler final : public Scheduler {
   uint64_t min_runtime_protected_ = 0;
   int max_preemptees_;
   ReclaimConfig rcfg_;
+  bool time_aware_;
+  double k_value_;
+  double session_period_s_;  // 0: a session at engine events only
+  std::optional<UsageHistory> history_;  // time-aware fairness only
+  std::vector<double> usage_, sums_, rates_;  // by queue: normalised historical usage (empty = off)
+  // cpu (index 0, millicores) and memory (1, MB), only where some job requests them (uses_)
+  bool uses_[2] = {false, false};
+  Milli cap_x_[2] = {0, 0};                    // the nodes' total; 0 = not given
+  std::vector<Milli> xreq_[2];                 // by JobIdx
+  std::vector<Milli> xalloc_[2], xnp_alloc_[2], xrequest_[2], xfair_[2];  // by queue
   bool do_allocate_ = false, do_consolidation_ = false, do_reclaim_ = false, do_preempt_ = false;
   bool any_fractional_ = false;
   // by JobIdx
@@ -750,84 +848,6 @@ class KaiScheduler final : public Scheduler {
 
 }  // namespace
 
-QueueTree check_queues(const kueue::Manifests& mf, std::vector<std::string>& warnings) { return build_tree(mf, warnings); }
-
-QueueTree load_queues_text(const std::string& yaml, const std::string& display, std::vector<std::string>& warnings) {
-  kueue::Manifests mf;
-  kueue::load_manifest_text(yaml, display, mf);
-  return build_tree(mf, warnings);
-}
-
-QueueTree load_queues(const std::vector<std::string>& files, std::vector<std::string>& warnings) {
-  kueue::Manifests mf;
-  for (const auto& f : files) kueue::load_manifest_file(f, f, mf);
-  return build_tree(mf, warnings);
-}
-
-std::shared_ptr<const cfg::ObjectSpec> kai_params_spec() {
-  auto minruntime = cfg::obj(
-      "kai.minruntime", "the minruntime plugin's arguments; a Queue's preemptMinRuntime / reclaimMinRuntime override them",
-      {cfg::number("default_preempt_min_runtime_s", 0, "defaultPreemptMinRuntime: a job younger than this is not a preempt victim")
-           .at_least(0).in_unit("s"),
-       cfg::number("default_reclaim_min_runtime_s", 0, "defaultReclaimMinRuntime: a job younger than this is not a reclaim victim")
-           .at_least(0).in_unit("s"),
-       cfg::choice("reclaim_resolve_method", {"lca", "queue"}, "lca",
-                   "reclaimResolveMethod: which queue's reclaimMinRuntime applies (below the lowest common ancestor, or "
-                   "the victim's own)")});
-  auto s = std::make_shared<cfg::ObjectSpec>();
-  s->name = "scheduler(kai)";
-  s->doc = "KAI-like scheduling: hierarchical queues with quota, over-quota weight and limit, fair share, GPU fractions "
-           "(KAI Scheduler docs: queues, fairness, GPU sharing)";
-  s->fields = {
-      cfg::string("type", "kai", "scheduler model").must(),
-      cfg::array_of("manifests", cfg::Type::String,
-                    "KAI Queue YAML files (scheduling.run.ai/v2 Queue), relative to the scenario file").must(),
-      cfg::choice("queue_from", {"class", "account", "user", "qos", "partition"}, "class",
-                  "job field whose value selects the leaf queue"),
-      cfg::map_of("queue_map", cfg::Type::String,
-                  "value -> leaf Queue name (\"*\" = any other value); without an entry the value itself names the queue")
-          .with_default(cfg::json::object()),
-      cfg::map_of("priority_classes", cfg::Type::String,
-                  "job class -> KAI priority class (train 50, build-preemptible 75, build 100, inference 125); other "
-                  "jobs keep their trace priority")
-          .with_default(cfg::json::object()),
-      cfg::map_of("preemptibility", cfg::Type::String,
-                  "job class -> preemptible | non-preemptible (podgroup preemptibility); other jobs are preemptible "
-                  "iff priority < 100")
-          .with_default(cfg::json::object()),
-      cfg::boolean("gpu_sharing", false,
-                   "pack fractional jobs (gpu_fraction / gpu_memory_mib) onto shared GPUs (KAI global.gpuSharing); "
-                   "off: a fractional job holds a whole GPU"),
-      cfg::array_of("actions", cfg::Type::String, "actions run each session, in KAI's order (a subset of allocate, "
-                                                  "consolidation, reclaim, preempt)")
-          .with_default(cfg::json::array({"allocate", "consolidation", "reclaim", "preempt"})),
-      cfg::number("reclaimer_utilization_multiplier", 1.0,
-                  "reclaim: the reclaimer's saturation times this must stay below the victim queue's").at_least(1),
-      cfg::integer("consolidation_max_preemptees", 16, "consolidation: most jobs moved for one pending job").at_least(1),
-      cfg::object("minruntime", minruntime, "the minruntime plugin (KAI docs: plugins/minruntime)"),
-      cfg::number("eviction_grace_s", 0, "time an evicted job keeps its GPUs and quota before it stops")
-          .at_least(0).in_unit("s"),
-  };
-  s->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
-    static const char* kOrder[] = {"allocate", "consolidation", "reclaim", "preempt"};
-    size_t next = 0;
-    for (size_t i = 0; i < r.at("actions").size(); ++i) {
-      const std::string a = r.at("actions")[i].get<std::string>();
-      size_t k = next;
-      while (k < 4 && a != kOrder[k]) ++k;
-      if (k == 4)
-        cfg::fail(file, cfg::child(cfg::child(ptr, "actions"), i),
-                  "got " + a + "; expected allocate, consolidation, reclaim, preempt, each at most once and in that order");
-      next = k + 1;
-    }
-    for (auto it = r.at("preemptibility").begin(); it != r.at("preemptibility").end(); ++it)
-      if (it.value() != "preemptible" && it.value() != "non-preemptible")
-        cfg::fail(file, cfg::child(cfg::child(ptr, "preemptibility"), it.key()),
-                  "got " + it.value().dump() + "; expected preemptible or non-preemptible");
-  };
-  return s;
-}
-
 std::unique_ptr<Scheduler> make_kai(const cfg::json& p, const SchedulerContext& ctx) {
   kueue::Manifests mf;
   size_t i = 0;
@@ -841,7 +861,7 @@ std::unique_ptr<Scheduler> make_kai(const cfg::json& p, const SchedulerContext& 
     ++i;
   }
   std::vector<std::string> warnings;
-  QueueTree t = build_tree(mf, warnings);
+  QueueTree t = check_queues(mf, warnings);
   auto s = std::make_unique<KaiScheduler>(p, ctx, std::move(t), std::move(warnings));
   for (const auto& w : s->warnings()) ctx.warn(w);
   return s;

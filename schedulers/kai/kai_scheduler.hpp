@@ -15,7 +15,7 @@ std::shared_ptr<const cfg::ObjectSpec> kai_params_spec();
 std::unique_ptr<Scheduler> make_kai(const cfg::json& resolved, const SchedulerContext& ctx);
 
 // Builds the queue tree from manifest files (used by make_kai and tests). Warnings (unknown
-// fields, cpu/memory quotas that are not modelled) are appended to `warnings`.
+// fields) are appended to `warnings`.
 QueueTree load_queues(const std::vector<std::string>& files, std::vector<std::string>& warnings);
 // Checks parsed manifests' Queues as make_kai does (InputError on a refusal); appends warnings.
 QueueTree check_queues(const kueue::Manifests& mf, std::vector<std::string>& warnings);

@@ -81,16 +81,13 @@ void divide(Milli total, std::span<const ShareInput> in, Milli unit, std::span<M
           wsum += in[i].weight;
         }
       if (live.empty() || remaining <= 0) break;
-      // Effective weight max(0, w + k(w - histUsage)), w normalised over the live queues;
-      // histUsage is the queue's share of historical usage (0 without time-based fairshare).
+      // Share weight max(0, w + k(w - usage)), w normalised over the live queues; usage is the
+      // queue's historical usage over the cluster's capacity (0 without time-aware fairness).
       eff.assign(live.size(), 0);
       double esum = 0;
-      Milli hsum = 0;
-      for (size_t x : live) hsum += in[x].hist_usage;
       for (size_t k = 0; k < live.size(); ++k) {
         const double w = in[live[k]].weight / wsum;
-        const double h = hsum > 0 ? static_cast<double>(in[live[k]].hist_usage) / static_cast<double>(hsum) : 0.0;
-        eff[k] = std::max(0.0, w + k_value * (w - h));
+        eff[k] = std::max(0.0, w + k_value * (w - in[live[k]].usage));
         esum += eff[k];
       }
       if (esum <= 0) break;
@@ -124,7 +121,8 @@ void divide(Milli total, std::span<const ShareInput> in, Milli unit, std::span<M
 }
 
 void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf_request, Milli unit,
-                 std::vector<Milli>& fair, std::vector<Milli>& req, DivideScratch& sc) {
+                 std::vector<Milli>& fair, std::vector<Milli>& req, DivideScratch& sc, std::span<const double> usage,
+                 double k_value, int resource) {
   const int n = t.size();
   fair.assign(n, 0);
   req.assign(n, 0);
@@ -138,9 +136,12 @@ void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf
   std::vector<Milli>& out = sc.out;
   auto split = [&](Milli total, const std::vector<int>& kids) {
     in.clear();
-    for (int c : kids) in.push_back({t[c].quota, req[c], t[c].limit, t[c].weight, t[c].priority, 0});
+    for (int c : kids) {
+      const ResQuota rq = res_quota(t[c], resource);
+      in.push_back({rq.quota, req[c], rq.limit, rq.weight, t[c].priority, usage.empty() ? 0.0 : usage[c]});
+    }
     out.assign(kids.size(), 0);
-    divide(total, in, unit, out, sc);
+    divide(total, in, unit, out, sc, k_value);
     for (size_t i = 0; i < kids.size(); ++i) fair[kids[i]] = out[i];
   };
   split(capacity, t.roots());
@@ -148,14 +149,54 @@ void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf
     if (!t.leaf(q)) split(fair[q], t.children(q));
 }
 
+namespace {
+// A share allocated / fair as an exact fraction; a zero fair share with allocation is infinite.
+struct Share {
+  Milli num = 0, den = 1;
+  bool inf() const { return den == 0 && num > 0; }
+  bool less(const Share& o) const {
+    if (inf()) return false;
+    if (o.inf()) return true;
+    // Both finite; a zero fair share here has no allocation either: the share is 0.
+    const Milli n = den == 0 ? 0 : num, d = den == 0 ? 1 : den, on = o.den == 0 ? 0 : o.num, od = o.den == 0 ? 1 : o.den;
+    return static_cast<__int128>(n) * od < static_cast<__int128>(on) * d;
+  }
+};
+Share dominant(const QueueState& q) {
+  Share d{q.allocated, q.fair};
+  for (const auto& e : q.extra) {
+    const Share s{e.allocated, e.fair};
+    if (d.less(s)) d = s;
+  }
+  return d;
+}
+bool has_extra(const QueueState& q) {
+  for (const auto& e : q.extra)
+    if (e.allocated != 0 || e.fair != 0 || e.req != 0) return true;
+  return false;
+}
+}  // namespace
+
 bool queue_before(const QueueState& a, Milli a_req, const QueueState& b, Milli b_req) {
-  const bool a_in = a.allocated + a_req <= a.fair, b_in = b.allocated + b_req <= b.fair;
+  auto within = [](const QueueState& q, Milli req) {
+    if (q.allocated + req > q.fair) return false;
+    for (const auto& e : q.extra)
+      if (e.allocated + e.req > e.fair) return false;
+    return true;
+  };
+  const bool a_in = within(a, a_req), b_in = within(b, b_req);
   if (a_in != b_in) return a_in;
   const bool a_starved = a.allocated < a.deserved, b_starved = b.allocated < b.deserved;
   if (a_starved != b_starved) return a_starved;
   if (a.priority != b.priority) return a.priority > b.priority;
-  // allocated / fair compared without division: a.alloc * b.fair < b.alloc * a.fair; a zero fair
-  // share with allocation counts as infinitely saturated.
+  if (has_extra(a) || has_extra(b)) {
+    const Share da = dominant(a), db = dominant(b);
+    if (da.less(db)) return true;
+    if (db.less(da)) return false;
+    return a.index < b.index;
+  }
+  // GPUs only: allocated / fair compared without division: a.alloc * b.fair < b.alloc * a.fair;
+  // a zero fair share with allocation counts as infinitely saturated.
   const auto ratio_less = [](const QueueState& x, const QueueState& y) {
     if (x.fair == 0 || y.fair == 0) {
       const bool xi = x.fair == 0 && x.allocated > 0, yi = y.fair == 0 && y.allocated > 0;
@@ -169,15 +210,21 @@ bool queue_before(const QueueState& a, Milli a_req, const QueueState& b, Milli b
   return a.index < b.index;
 }
 
-bool within_limits(const QueueTree& t, std::span<const Milli> alloc, int leaf, Milli req) {
-  for (int q = leaf; q != kNoQueue; q = t[q].parent)
-    if (t[q].limit != kUnlimited && alloc[q] + req > t[q].limit) return false;
+bool within_limits(const QueueTree& t, std::span<const Milli> alloc, int leaf, Milli req, int resource) {
+  for (int q = leaf; q != kNoQueue; q = t[q].parent) {
+    const Milli limit = res_quota(t[q], resource).limit;
+    if (limit != kUnlimited && alloc[q] + req > limit) return false;
+  }
   return true;
 }
 
-bool nonpreemptible_within_quota(const QueueTree& t, std::span<const Milli> nonpreempt_alloc, int leaf, Milli req) {
-  for (int q = leaf; q != kNoQueue; q = t[q].parent)
-    if (t[q].quota != kUnlimited && nonpreempt_alloc[q] + req > t[q].quota) return false;
+bool nonpreemptible_within_quota(const QueueTree& t, std::span<const Milli> nonpreempt_alloc, int leaf, Milli req,
+                                 int resource) {
+  if (req == 0) return true;  // capacity_policy isAllocatedNonPreemptibleOverQuota skips unrequested resources
+  for (int q = leaf; q != kNoQueue; q = t[q].parent) {
+    const Milli quota = res_quota(t[q], resource).quota;
+    if (quota != kUnlimited && nonpreempt_alloc[q] + req > quota) return false;
+  }
   return true;
 }
 

@@ -5,8 +5,9 @@
 // (actions/preempt). Nothing here knows about the simulator's engine: quantities are integer
 // milli-GPUs, jobs are plain records, and "does it fit" is a callback.
 //
-// Resources. Only GPUs are divided: the simulator's nodes carry GPUs, not CPU or memory, so a
-// Queue's cpu/memory quotas are read (and warned about) but not enforced.
+// Resources. GPUs (milli-GPUs), CPU (millicores) and memory (MB = 10^6 bytes), KAI's units
+// (docs/queues). Every resource is divided by the same rule; GPU fields are the QueueSpec's
+// own, cpu and memory sit in QueueSpec::cpu / ::memory.
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -21,6 +22,15 @@ inline constexpr int kNoQueue = -1;
 inline constexpr int32_t kDefaultQueuePriority = 100;  // queue_types.go
 inline constexpr int32_t kPreemptibleBelow = 100;      // v2alpha2/podgroup_types.go: p < 100 = preemptible
 
+enum Resource : int { kGpu = 0, kCpu = 1, kMemory = 2, kResources = 3 };
+inline constexpr const char* kResourceNames[kResources] = {"gpu", "cpu", "memory"};
+
+struct ResQuota {  // one resource of a Queue's spec.resources
+  Milli quota = 0;
+  Milli limit = kUnlimited;
+  double weight = 1;
+};
+
 struct QueueSpec {
   std::string name;
   int parent = kNoQueue;
@@ -30,7 +40,12 @@ struct QueueSpec {
   double weight = 1;                        // overQuotaWeight
   double preempt_min_runtime_s = -1;        // spec.preemptMinRuntime (-1: not set, inherit)
   double reclaim_min_runtime_s = -1;        // spec.reclaimMinRuntime (-1: not set, inherit)
+  ResQuota cpu, memory;                     // millicores, MB
 };
+// Quota, limit and weight of resource r.
+inline ResQuota res_quota(const QueueSpec& q, int r) {
+  return r == kGpu ? ResQuota{q.quota, q.limit, q.weight} : r == kCpu ? q.cpu : q.memory;
+}
 
 // Queues in declaration order; only leaves take jobs (spec §10 Queue).
 class QueueTree {
@@ -65,12 +80,14 @@ struct ShareInput {
   Milli limit = kUnlimited;
   double weight = 1;    // overQuotaWeight
   int32_t priority = kDefaultQueuePriority;
-  Milli hist_usage = 0; // historical usage for time-based fairshare (0 = off)
+  double usage = 0;     // historical usage / cluster capacity over the window (time-aware fairness; 0 = off)
 };
 
 // Divides `total` among siblings: 1) each gets min(deserved, request, limit); 2) what remains
 // goes by queue priority, highest first; within one priority in rounds proportional to
-// max(0, w + k(w - histUsage)) with w the normalised weight and k = kValue (1): each round's
+// max(0, w + k(w - usage)) with w the weight normalised over the queues still requesting,
+// usage the queue's normalised historical usage and k = kValue (1) (resource_division.go
+// calcShareWeights): each round's
 // amounts are floored to whole `unit`s and capped at what the queue still requests; when a
 // round gives nothing (the remainder is below one unit per queue), one unit (or less, if that
 // is all that is wanted) goes to each queue, largest effective weight first. Weight 0 gets
@@ -92,9 +109,11 @@ inline void divide(Milli total, std::span<const ShareInput> in, Milli unit, std:
 
 // Whole tree: the roots split `capacity`, then every queue's fair share is split among its
 // children by the same rule (level by level). `leaf_request` is per queue (non-leaves ignored);
-// subtree requests are summed here. `fair` is resized to the tree.
+// subtree requests are summed here. `fair` is resized to the tree. `usage` (per queue, its
+// subtree's normalised historical usage; empty = none) and `k_value` weigh the over-quota rounds.
 void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf_request, Milli unit,
-                 std::vector<Milli>& fair, std::vector<Milli>& subtree_request, DivideScratch& scratch);
+                 std::vector<Milli>& fair, std::vector<Milli>& subtree_request, DivideScratch& scratch,
+                 std::span<const double> usage = {}, double k_value = 1.0, int resource = kGpu);
 inline void fair_shares(const QueueTree& t, Milli capacity, std::span<const Milli> leaf_request, Milli unit,
                         std::vector<Milli>& fair, std::vector<Milli>& subtree_request) {
   DivideScratch s;
@@ -109,11 +128,17 @@ struct QueueState {
   Milli deserved = 0;
   int32_t priority = kDefaultQueuePriority;
   int index = 0;        // declaration order stands in for creation time
+  struct Extra {        // cpu, memory: the queue's allocation and fair share, the head job's request
+    Milli allocated = 0, fair = 0, req = 0;
+  };
+  Extra extra[2] = {};
 };
 // Returns true if queue a is served before b for a job of `job_req` (each side its own head):
 // 1) the queue that stays within its fair share with the job first; 2) a queue below its
-// deserved quota (starved) first; 3) higher queue priority; 4) smaller allocated / fair share
-// (the dominant share, one resource here); 5) declaration order.
+// deserved quota (starved) first; 3) higher queue priority; 4) smaller dominant share, the
+// largest allocated / fair share over gpu, cpu and memory (queue_order.go
+// prioritizeSmallerResourceShareWithoutTask, GetDominantResourceShare); 5) declaration order.
+// Step 1 holds in every resource; step 2 is judged on GPUs.
 bool queue_before(const QueueState& a, Milli a_req, const QueueState& b, Milli b_req);
 
 // --- Jobs as the actions see them ---
@@ -139,10 +164,11 @@ inline bool preemptible_by_priority(int32_t priority) { return priority < kPreem
 
 // Limit check up the tree (capacity_policy isOverLimit): alloc + req <= limit at the leaf and
 // every ancestor with a limit. `alloc` is the subtree allocation per queue.
-bool within_limits(const QueueTree& t, std::span<const Milli> alloc, int leaf, Milli req);
+bool within_limits(const QueueTree& t, std::span<const Milli> alloc, int leaf, Milli req, int resource = kGpu);
 // Non-preemptible jobs stay within deserved quota (capacity_policy, non-preemptible over quota):
 // `nonpreempt_alloc` is the subtree allocation of non-preemptible jobs per queue.
-bool nonpreemptible_within_quota(const QueueTree& t, std::span<const Milli> nonpreempt_alloc, int leaf, Milli req);
+bool nonpreemptible_within_quota(const QueueTree& t, std::span<const Milli> nonpreempt_alloc, int leaf, Milli req,
+                                 int resource = kGpu);
 
 // Reclaim settings (PP/reclaimable).
 struct ReclaimConfig {

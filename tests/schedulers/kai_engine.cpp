@@ -8,87 +8,11 @@
 #include <fstream>
 #include <set>
 
-#include "schedulers/kai/kai_scheduler.hpp"
-#include "sim/core/engine.hpp"
-#include "sim/core/error.hpp"
+#include "tests/schedulers/kai_harness.hpp"
 
 using namespace floorsim;
 
-namespace {
-
-std::string temp_dir(const std::string& name) {
-  auto d = std::filesystem::temp_directory_path() / ("floorsim-kai-test-" + name);
-  std::filesystem::create_directories(d);
-  return d.string();
-}
-
-JobSpec job(Workload& w, int64_t id, const std::string& klass, SimTime submit, SimTime runtime, int32_t gpus,
-            int32_t prio = 0, int32_t milli = 0) {
-  JobSpec j;
-  j.id = id;
-  j.submit_s = submit;
-  j.runtime_s = runtime;
-  j.time_limit_s = runtime;
-  j.gpus = gpus;
-  j.priority = prio;
-  j.gpu_milli = milli;
-  j.klass = w.strings.intern(klass);
-  return j;
-}
-
-std::string queue_yaml(const std::string& name, double quota, double limit = -1, double weight = 1,
-                       const std::string& parent = "", int priority = 100) {
-  std::string s = "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata:\n  name: " + name + "\nspec:\n";
-  if (!parent.empty()) s += "  parentQueue: " + parent + "\n";
-  s += "  priority: " + std::to_string(priority) + "\n";
-  s += "  resources:\n    gpu: {quota: " + std::to_string(quota) + ", limit: " + std::to_string(limit) +
-       ", overQuotaWeight: " + std::to_string(weight) + "}\n---\n";
-  return s;
-}
-
-struct Run {
-  Workload w;
-  ClusterConfig cluster;
-  std::unique_ptr<Scheduler> sched;
-  std::unique_ptr<Engine> engine;
-
-  void go(const std::string& name, const std::string& yaml, cfg::json params, size_t nodes, int32_t gpus_per_node) {
-    const std::string dir = temp_dir(name);
-    std::ofstream(dir + "/queues.yaml") << yaml;
-    cluster = uniform_cluster("n", nodes, gpus_per_node);
-    params["type"] = "kai";
-    params["manifests"] = {"queues.yaml"};
-    const cfg::json resolved = cfg::resolve(params, *kai::kai_params_spec(), "/scheduler", "test.json");
-    SchedulerContext ctx{w, cluster, dir, "test.json", 1};
-    sched = kai::make_kai(resolved, ctx);
-    EngineConfig ec;
-    ec.check_invariants = true;
-    engine = std::make_unique<Engine>(w, cluster, *sched, ec);
-    engine->run();
-  }
-  const JobRun& r(int64_t id) const {
-    for (size_t i = 0; i < w.jobs.size(); ++i)
-      if (w.jobs[i].id == id) return engine->runs()[i];
-    FAIL("no job " << id);
-    return engine->runs()[0];
-  }
-  std::set<int64_t> started_at(SimTime t) const {
-    std::set<int64_t> s;
-    for (size_t i = 0; i < w.jobs.size(); ++i)
-      if (engine->runs()[i].first_start_s == t) s.insert(w.jobs[i].id);
-    return s;
-  }
-  std::set<int64_t> preempted() const {
-    std::set<int64_t> s;
-    for (size_t i = 0; i < w.jobs.size(); ++i)
-      if (engine->runs()[i].preemptions > 0) s.insert(w.jobs[i].id);
-    return s;
-  }
-};
-
-using Ids = std::set<int64_t>;
-
-}  // namespace
+using namespace floorsim::kai_test;
 
 TEST_CASE("kai GPU sharing: four quarter-GPU jobs share one GPU, a fifth waits", "[kai]") {
   Run x;
