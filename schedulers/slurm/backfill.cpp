@@ -523,11 +523,15 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     }
     acc[0] = a0;
   } else {
-    for (size_t w = 0; w < nw_; ++w) acc[w] = ~uint64_t{0};
-    for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
-      if (slices_[i].begin > end_time) break;
-      const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
-      for (size_t w = 0; w < nw_; ++w) acc[w] &= sm[w];
+    // nw in a local: a store through acc could otherwise change nw_ (both 64-bit), which keeps
+    // the compiler from vectorizing the loop.
+    const size_t nw = nw_;
+    for (size_t w = 0; w < nw; ++w) acc[w] = ~uint64_t{0};
+    const Slice* sl = slices_.data();
+    for (uint32_t i = first; i != kNoIdx; i = sl[i].next) {
+      if (sl[i].begin > end_time) break;
+      const uint64_t* __restrict sm = slice_mask_.data() + i * nw;
+      for (size_t w = 0; w < nw; ++w) acc[w] &= sm[w];
     }
   }
 }
