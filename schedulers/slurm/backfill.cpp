@@ -304,6 +304,21 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     }
     const size_t kstar = lo;
     size_t next_k = 0;
+    SimTime last_end = 0;
+    // group_jump: the same walk by binary searches. Built with FLOORSIM_WALK_CHECK defined, both
+    // run and a difference aborts (how group_jump was checked on the bench shapes).
+#ifndef FLOORSIM_WALK_CHECK
+    if (const int r = group_jump(kstar, last_end, next_k); r >= 0) {
+      if (r == 0) return false;
+      lazy_k_ = static_cast<uint32_t>(next_k);
+      start_s = last_end <= v.now ? v.now + 1 : last_end;
+      return true;
+    }
+#else
+    SimTime jl = 0;
+    size_t jk = 0;
+    const int jr = group_jump(kstar, jl, jk);
+#endif
     auto release = [&](size_t k) {
       // Only the words the job's nodes are in: a step costs the job's nodes, not the cluster's.
       const EndWord* __restrict ew = end_words_.data();
@@ -313,9 +328,15 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
       next_k = k + 1;
       return any != 0;
     };
-    SimTime last_end = 0;
     size_t walked = 0;
-    if (!release_walk(release, [&] { return next_k >= kstar; }, last_end, walked)) return false;
+    const bool ok = release_walk(release, [&] { return next_k >= kstar; }, last_end, walked);
+#ifdef FLOORSIM_WALK_CHECK
+    if (jr >= 0 && (jr != ok || (ok && (jl != last_end || jk != next_k)))) {
+      fmt::print(stderr, "group_jump differs: {} {} {} vs {} {} {}\n", jr, jl, jk, ok, last_end, next_k);
+      std::abort();
+    }
+#endif
+    if (!ok) return false;
     lazy_k_ = static_cast<uint32_t>(next_k);
     start_s = last_end <= v.now ? v.now + 1 : last_end;
     return true;

@@ -799,6 +799,7 @@ class SlurmModel final : public Scheduler {
   };
   std::vector<EndWord> end_words_;
   std::vector<uint32_t> end_woff_;
+  int group_jump(size_t kstar, SimTime& last_end, size_t& next_k) const;  // backfill_plan.cpp
   std::vector<uint64_t> ew_scratch_;  // fill_levels: one end's nodes
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
