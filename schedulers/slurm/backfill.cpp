@@ -304,6 +304,21 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     }
     const size_t kstar = lo;
     size_t next_k = 0;
+    SimTime last_end = 0;
+    // group_jump: the same walk by binary searches. Built with FLOORSIM_WALK_CHECK defined, both
+    // run and a difference aborts (how group_jump was checked on the bench shapes).
+#ifndef FLOORSIM_WALK_CHECK
+    if (const int r = group_jump(kstar, last_end, next_k); r >= 0) {
+      if (r == 0) return false;
+      lazy_k_ = static_cast<uint32_t>(next_k);
+      start_s = last_end <= v.now ? v.now + 1 : last_end;
+      return true;
+    }
+#else
+    SimTime jl = 0;
+    size_t jk = 0;
+    const int jr = group_jump(kstar, jl, jk);
+#endif
     auto release = [&](size_t k) {
       // Only the words the job's nodes are in: a step costs the job's nodes, not the cluster's.
       const EndWord* __restrict ew = end_words_.data();
@@ -313,9 +328,15 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
       next_k = k + 1;
       return any != 0;
     };
-    SimTime last_end = 0;
     size_t walked = 0;
-    if (!release_walk(release, [&] { return next_k >= kstar; }, last_end, walked)) return false;
+    const bool ok = release_walk(release, [&] { return next_k >= kstar; }, last_end, walked);
+#ifdef FLOORSIM_WALK_CHECK
+    if (jr >= 0 && (jr != ok || (ok && (jl != last_end || jk != next_k)))) {
+      fmt::print(stderr, "group_jump differs: {} {} {} vs {} {} {}\n", jr, jl, jk, ok, last_end, next_k);
+      std::abort();
+    }
+#endif
+    if (!ok) return false;
     lazy_k_ = static_cast<uint32_t>(next_k);
     start_s = last_end <= v.now ? v.now + 1 : last_end;
     return true;
@@ -523,11 +544,15 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     }
     acc[0] = a0;
   } else {
-    for (size_t w = 0; w < nw_; ++w) acc[w] = ~uint64_t{0};
-    for (uint32_t i = first; i != kNoIdx; i = slices_[i].next) {
-      if (slices_[i].begin > end_time) break;
-      const uint64_t* __restrict sm = slice_mask_.data() + i * nw_;
-      for (size_t w = 0; w < nw_; ++w) acc[w] &= sm[w];
+    // nw in a local: a store through acc could otherwise change nw_ (both 64-bit), which keeps
+    // the compiler from vectorizing the loop.
+    const size_t nw = nw_;
+    for (size_t w = 0; w < nw; ++w) acc[w] = ~uint64_t{0};
+    const Slice* sl = slices_.data();
+    for (uint32_t i = first; i != kNoIdx; i = sl[i].next) {
+      if (sl[i].begin > end_time) break;
+      const uint64_t* __restrict sm = slice_mask_.data() + i * nw;
+      for (size_t w = 0; w < nw; ++w) acc[w] &= sm[w];
     }
   }
 }

@@ -215,4 +215,57 @@ void SlurmModel::plan_groups(const Snapshot& v) {
   release_walk(release, close_level, last_end, walked);
 }
 
+// will_run_fast's walk for a mask that misses some running jobs, group by group instead of end
+// by end (same answer as release_walk with ReleaseGroups): a group is closed by the first
+// released end whose successor in ends_ (released or not) ends after barrier + window, so it is
+// closed at the first end on the mask at or after the last end by barrier + window, found by a
+// binary search. Ends are released in between without a test; the 202nd of a run is a Skip,
+// which matters only to the group open when ends run out (not tested then). Returns 1 (a start:
+// last_end, next_k the ends walked), 0 (none), -1 (a barrier that is not finite: walk instead).
+int SlurmModel::group_jump(size_t kstar, SimTime& last_end, size_t& next_k) const {
+  const size_t ne = ends_.size();
+  const EndWord* __restrict ew = end_words_.data();
+  const uint64_t* __restrict mb = mbits_.data();
+  const uint32_t* __restrict off = end_woff_.data();
+  auto usable = [&](size_t k) {
+    uint64_t any = 0;
+    for (uint32_t i = off[k], e = off[k + 1]; i < e; ++i) any |= ew[i].bits & mb[ew[i].w];
+    return any != 0;
+  };
+  // The first end on the mask at or after i (ne: none).
+  auto next_on = [&](size_t i) {
+    while (i < ne && !usable(i)) ++i;
+    return i;
+  };
+  size_t k = next_on(0);  // the next end released (on the mask)
+  if (k == ne) return 0;
+  const SimTime barrier = next_barrier(ends_[k].t, 30);
+  SimTime window = 30;
+  for (;;) {
+    const SimTime lim = barrier + window;
+    if (!std::isfinite(lim)) return -1;
+    const auto ub = static_cast<size_t>(
+        std::upper_bound(ends_.begin() + static_cast<ptrdiff_t>(k), ends_.end(), lim, [](SimTime x, const EndRec& e) { return x < e.t; }) -
+        ends_.begin());
+    const size_t u = next_on(ub == k ? k : ub - 1);
+    if (u == ne) {
+      // The ends on the mask from k on are all before ub - 1: released without a test; the
+      // group is tested at the end unless its last release was a Skip (every 202nd).
+      size_t c = 0;
+      for (size_t i = next_on(k); i < ub - 1; i = next_on(i + 1)) ++c, last_end = ends_[i].t;
+      if (c % 202 == 0) return 0;
+      next_k = ne;
+      return ne >= kstar ? 1 : 0;
+    }
+    last_end = ends_[u].t;
+    next_k = u + 1;
+    if (next_k >= kstar) return 1;
+    const SimTime next_t = u + 1 < ne ? ends_[u + 1].t : kNever;
+    do window *= 2;
+    while (next_t != kNever && next_t > barrier + window);
+    k = next_on(u + 1);
+    if (k == ne) return 0;
+  }
+}
+
 }  // namespace floorsim::slurm

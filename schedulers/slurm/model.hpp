@@ -522,9 +522,15 @@ class SlurmModel final : public Scheduler {
       const uint64_t m0 = m[0], m1 = m[1];
       return sum_planes([m0, m1, planes](int b) { return static_cast<int64_t>(popcount64(m0 & planes[2 * b]) + popcount64(m1 & planes[2 * b + 1])) << b; });
     }
+    // Counts per plane, shifted once (nw in a local: no reload of nw_ per word).
+    const size_t nw = nw_;
     int64_t s = 0;
-    for (int b = 0; b < planes_; ++b)
-      for (size_t w = 0; w < nw_; ++w) s += static_cast<int64_t>(popcount64(m[w] & planes[b * nw_ + w])) << b;
+    for (int b = 0; b < planes_; ++b) {
+      const uint64_t* __restrict p = planes + b * nw;
+      int64_t c = 0;
+      for (size_t w = 0; w < nw; ++w) c += popcount64(m[w] & p[w]);
+      s += c << b;
+    }
     return s;
   }
   // Sums only grow from level to level: the last tested level says whether any holds `gpus`
@@ -795,6 +801,7 @@ class SlurmModel final : public Scheduler {
   };
   std::vector<EndWord> end_words_;
   std::vector<uint32_t> end_woff_;
+  int group_jump(size_t kstar, SimTime& last_end, size_t& next_k) const;  // backfill_plan.cpp
   std::vector<uint64_t> ew_scratch_;  // fill_levels: one end's nodes
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
