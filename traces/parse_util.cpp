@@ -275,12 +275,20 @@ void JobBuilder::add(JobSpec j, size_t where) {
     skip(kSkipZeroRuntime);
     return;
   }
-  data_.workload.jobs.push_back(j);
+  if (chunks_.empty() || chunks_.back().size() == kChunk) chunks_.emplace_back().reserve(kChunk);
+  chunks_.back().push_back(j);
+  ++count_;
   where_.push_back(static_cast<uint32_t>(std::min<size_t>(where, UINT32_MAX)));
 }
 
 TraceData JobBuilder::finish(bool shift_epoch) {
   auto& jobs = data_.workload.jobs;
+  jobs.reserve(jobs.size() + count_);
+  for (auto& c : chunks_) {
+    jobs.insert(jobs.end(), c.begin(), c.end());
+    std::vector<JobSpec>().swap(c);
+  }
+  chunks_ = {};
   // Job ids are kept in every output and name jobs in reports, so two records with one id are
   // an error, not something to guess about (which one is the job?).
   if (!allow_duplicates_) {
@@ -296,10 +304,12 @@ TraceData JobBuilder::finish(bool shift_epoch) {
       }
   }
   where_ = {};
-  std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& a, const JobSpec& b) {
+  auto before = [](const JobSpec& a, const JobSpec& b) {
     if (a.submit_s != b.submit_s) return a.submit_s < b.submit_s;
     return a.id < b.id;
-  });
+  };
+  // Most logs are in submit order already: then no sort (and no sort buffer of half the jobs).
+  if (!std::is_sorted(jobs.begin(), jobs.end(), before)) std::stable_sort(jobs.begin(), jobs.end(), before);
   if (opts_.max_jobs > 0 && jobs.size() > opts_.max_jobs) {
     data_.report.skipped[kSkipMaxJobs] += jobs.size() - opts_.max_jobs;
     jobs.resize(opts_.max_jobs);

@@ -101,6 +101,12 @@ class JobBuilder {
   const ReadOptions& opts_;
   TraceData data_;
   double min_submit_ = kNever;
+  // Jobs as read, in chunks of kChunk: growing one vector would copy it at every doubling and
+  // leave up to half its capacity unused; finish() moves the chunks into one vector of the exact
+  // size, freeing each as it goes (a trace of millions of jobs peaks at about one copy).
+  static constexpr size_t kChunk = size_t{1} << 16;
+  std::vector<std::vector<JobSpec>> chunks_;
+  size_t count_ = 0;
   std::vector<uint32_t> where_;  // by job, parallel to data_.workload.jobs until finish()
   bool where_is_index_ = false;
   bool allow_duplicates_ = false;

@@ -102,19 +102,18 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
 
   // Per-job figures and per-class aggregation.
   struct ClassAcc {
-    size_t jobs = 0;
-    std::vector<double> waits;
+    size_t jobs = 0, started = 0, first = 0;  // first: where its waits start in `waits`
     double gpu_s_alloc = 0, lost = 0;
     uint64_t preemptions = 0, requeues = 0, deadline_jobs = 0, deadline_misses = 0;
     double margin = std::numeric_limits<double>::infinity();
+    WaitStats wait;
   };
   std::map<StrId, ClassAcc> acc;
   for (StrId k : sc.classes) acc[k];
-  std::vector<double> waits, recorded_waits, recorded_waits_same;
-  waits.reserve(jobs.size());
   std::map<std::string, size_t> by_state;
   SimTime first_submit = jobs.empty() ? 0 : jobs.front().submit_s, last_end = first_submit;
   double gpu_s_total = 0;
+  size_t started = 0, recorded = 0;
   for (size_t i = 0; i < jobs.size(); ++i) {
     const JobSpec& j = jobs[i];
     const JobRun& r = runs[i];
@@ -130,13 +129,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     a.preemptions += r.preemptions;
     a.requeues += r.requeues;
     if (r.first_start_s >= 0) {
-      const double w = r.first_start_s - j.submit_s;
-      waits.push_back(w);
-      a.waits.push_back(w);
-      if (j.recorded_start_s >= 0) {
-        recorded_waits.push_back(j.recorded_start_s - j.submit_s);
-        recorded_waits_same.push_back(w);
-      }
+      ++a.started, ++started;
+      recorded += j.recorded_start_s >= 0;
     }
     if (r.end_s >= 0) last_end = std::max(last_end, r.end_s);
     if (j.deadline_s != kNever) {
@@ -146,6 +140,31 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
       if (end > j.deadline_s) ++a.deadline_misses;
     }
   }
+  // Waits in one array of 8 bytes a started job, grouped by class (each class's stats from its
+  // sorted range, then the whole array's), then reused for the recorded waits: a trace of
+  // millions of jobs needs no more. The stats sort their values, so the grouping changes nothing.
+  std::vector<double> waits(started);
+  for (size_t k = 0; auto& [c, a] : acc) a.first = k, k += a.started;
+  {
+    std::map<StrId, size_t> next;
+    for (const auto& [c, a] : acc) next[c] = a.first;
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (runs[i].first_start_s >= 0) waits[next[jobs[i].klass]++] = runs[i].first_start_s - jobs[i].submit_s;
+  }
+  for (auto& [c, a] : acc) a.wait = wait_stats_in_place(std::span<double>(waits).subspan(a.first, a.started));
+  const WaitStats all_waits = wait_stats_in_place(waits);
+  WaitStats recorded_stats, simulated_stats;
+  if (recorded > 0) {
+    waits.clear();
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (runs[i].first_start_s >= 0 && jobs[i].recorded_start_s >= 0) waits.push_back(jobs[i].recorded_start_s - jobs[i].submit_s);
+    recorded_stats = wait_stats_in_place(waits);
+    waits.clear();
+    for (size_t i = 0; i < jobs.size(); ++i)
+      if (runs[i].first_start_s >= 0 && jobs[i].recorded_start_s >= 0) waits.push_back(runs[i].first_start_s - jobs[i].submit_s);
+    simulated_stats = wait_stats_in_place(waits);
+  }
+  waits = {};
   const double makespan = last_end - first_submit;
   const int64_t total_gpus = sc.cluster.total_gpus();
 
@@ -158,7 +177,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   m["events"] = res.stats.events;
   m["passes"] = res.stats.passes;
   m["utilization"] = makespan > 0 ? gpu_s_total / (static_cast<double>(total_gpus) * makespan) : 0.0;
-  m["wait_s"] = to_json(wait_stats(waits));
+  m["wait_s"] = to_json(all_waits);
   m["jobs_by_state"] = by_state;
   m["preemptions"] = res.stats.preemptions;
   m["cascade_preemptions"] = res.stats.cascade_preemptions;
@@ -169,7 +188,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     const double entitled = ledger.entitled_gpu_s(k);
     json c;
     c["jobs"] = a.jobs;
-    c["wait_s"] = to_json(wait_stats(a.waits));
+    c["wait_s"] = to_json(a.wait);
     c["gpu_s_allocated"] = a.gpu_s_alloc;
     c["gpu_s_used"] = a.gpu_s_alloc - a.lost;
     c["lost_gpu_s"] = a.lost;
@@ -182,10 +201,10 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     classes[strings.str(k)] = c;
   }
   m["classes"] = classes;
-  if (!recorded_waits.empty()) {
-    m["validation"] = {{"jobs_with_recorded_start", recorded_waits.size()},
-                       {"recorded_wait_s", to_json(wait_stats(recorded_waits))},
-                       {"simulated_wait_s", to_json(wait_stats(recorded_waits_same))}};
+  if (recorded > 0) {
+    m["validation"] = {{"jobs_with_recorded_start", recorded},
+                       {"recorded_wait_s", to_json(recorded_stats)},
+                       {"simulated_wait_s", to_json(simulated_stats)}};
   }
   m["workload"] = sc.workload_report;
   m["scheduler_report"] = sched->report(engine.snapshot());
@@ -238,8 +257,15 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
   if (!opts.render_csv) return res;
   const auto extra = sched->extra_columns();
   if (sc.resolved["output"]["jobs_csv"].get<bool>()) {
+    // Into RunResult::jobs_csv, or out to opts.jobs_csv_out a megabyte at a time.
     std::string& out = res.jobs_csv;
-    out.reserve(jobs.size() * 96);
+    auto flush = [&](bool last) {
+      if (!opts.jobs_csv_out || (!last && out.size() < (1u << 20))) return;
+      opts.jobs_csv_out->append(out);
+      out.clear();
+    };
+    if (!opts.jobs_csv_out) out.reserve(jobs.size() * 96);
+    res.jobs_csv_streamed = opts.jobs_csv_out != nullptr;
     out += "job_id,class,user,account,qos,partition,gpus,nodes,submit_s,start_s,end_s,wait_s,state,requeues,preemptions,node_list,reason";
     for (const auto& c : extra) out += "," + c;
     out += "\n";
@@ -262,7 +288,9 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
         for (const auto& v : values) out += "," + csv_field(v);
       }
       out += "\n";
+      flush(false);
     }
+    flush(true);
   }
   if (sc.resolved["output"]["timeline"].get<bool>()) {
     std::string& out = res.timeline_csv;
@@ -282,9 +310,13 @@ void write_approval_log(const Scenario& sc, const RunResult& r, const io::Output
 
 void write_run_outputs(const Scenario& sc, const RunResult& r, const io::OutTarget& out) {
   io::OutputDir dir(out);
+  write_run_outputs(sc, r, dir);
+}
+
+void write_run_outputs(const Scenario& sc, const RunResult& r, io::OutputDir& dir) {
   dir.write("metrics.json", dump(r.metrics));
   dir.write("scenario.resolved.json", dump(sc.resolved));
-  if (sc.resolved["output"]["jobs_csv"].get<bool>()) dir.write("jobs.csv", r.jobs_csv);
+  if (sc.resolved["output"]["jobs_csv"].get<bool>() && !r.jobs_csv_streamed) dir.write("jobs.csv", r.jobs_csv);
   if (sc.resolved["output"]["timeline"].get<bool>()) dir.write("timeline.csv", r.timeline_csv);
   write_approval_log(sc, r, dir);
   dir.commit();

@@ -27,11 +27,15 @@ struct RunOptions {
   std::optional<WatchdogLimits> watchdog;  // tighter no-progress limits (the fuzzer's short runs)
   Progress* progress = nullptr;   // jobs finished and simulated time, per scheduling pass
   Warnings* warnings = nullptr;   // the model's warnings (null: printed once it is built)
+  // jobs.csv written here as it is rendered (finish() is the caller's), instead of held whole
+  // in RunResult::jobs_csv: a large trace's jobs.csv is as large as the trace.
+  io::AtomicFileWriter* jobs_csv_out = nullptr;
 };
 
 struct RunResult {
   json metrics;
   std::string jobs_csv;
+  bool jobs_csv_streamed = false;  // went to RunOptions::jobs_csv_out (jobs_csv is empty)
   std::string timeline_csv;
   EngineStats stats;
   json approval_log;         // array, one entry per policy change (empty without changes)
@@ -60,6 +64,8 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts = {});
 // Writes the four files (plus approval_log.csv/.json when the scenario has changes) into `out`
 // atomically (a temporary directory renamed at the end; see output_guard.hpp).
 void write_run_outputs(const Scenario& sc, const RunResult& r, const io::OutTarget& out);
+// The same into a directory already staged (jobs.csv streamed there is left as written); commits it.
+void write_run_outputs(const Scenario& sc, const RunResult& r, io::OutputDir& dir);
 
 // What a run of `sc` reads (the scenario file and every file it names): an output may not be one.
 std::vector<io::OutInput> run_inputs(const Scenario& sc);

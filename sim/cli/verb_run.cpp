@@ -1,6 +1,7 @@
 // floorsim run / validate / schema.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -99,9 +100,15 @@ int verb_run(const Args& args) {
   app::RunOptions ro;
   ro.check_invariants = check;
   ro.progress = &bar;
+  // jobs.csv goes straight to the staged directory as it is rendered (a trace of millions of
+  // jobs makes one as large as itself); nothing is published unless the whole run succeeds.
+  io::OutputDir dir(target);
+  std::optional<io::AtomicFileWriter> jobs_csv;
+  if (sc.resolved["output"]["jobs_csv"].get<bool>()) ro.jobs_csv_out = &jobs_csv.emplace(dir.file("jobs.csv"), dir.shown("jobs.csv"));
   const app::RunResult r = app::run_scenario(sc, ro);
   bar.finish();
-  app::write_run_outputs(sc, r, target);
+  if (jobs_csv) jobs_csv->finish();
+  app::write_run_outputs(sc, r, dir);
   if (!quiet) {
     print_summary(sc, r, std::cout);
     if (!sc.changes.empty()) {

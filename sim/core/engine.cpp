@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
     : wl_(workload), cluster_(cluster), sched_(scheduler), cfg_(config) {
   runs_.resize(wl_.jobs.size());
   removed_.resize(wl_.jobs.size(), 0);
+  archived_.resize(wl_.jobs.size(), false);
   free_gpus_ = cluster_.node_gpus;
   node_up_.assign(cluster_.nodes(), 1);
   node_stamp_.assign(cluster_.nodes(), 0);
@@ -32,7 +34,7 @@ Engine::Engine(const Workload& workload, const ClusterConfig& cluster, Scheduler
   // Generous reservations so that steady-state passes never reallocate.
   pending_.reserve(1024);
   running_.reserve(1024);
-  alloc_pool_.reserve(wl_.jobs.size() + 16);
+  alloc_pool_.reserve(2 * cluster_.nodes() + 1024);
   if (!wl_.jobs.empty()) stats_.first_submit_s = wl_.jobs.front().submit_s;
   notify_ = sched_.wants_job_events();
   max_node_gpus_ = cluster_.max_node_gpus();
@@ -76,6 +78,44 @@ void Engine::release_slot(JobIdx j) {
 }
 
 Engine::~Engine() = default;
+
+std::span<const NodeShare> Engine::final_allocation(JobIdx j) const {
+  const JobRun& r = runs_[j];
+  if (!archived_[j]) return live_allocation(j);
+  archive_.read(r.alloc_offset, r.alloc_count, archived_scratch_);
+  return archived_scratch_;
+}
+
+// Called before a start appends `shares` to the pool. Never during a scheduler's pass (starts
+// are applied after it), and a stopped job's placement stays in the pool until here, so models
+// read it in the job's end event as before.
+void Engine::make_room(size_t shares) {
+  if (alloc_pool_.size() + shares <= alloc_pool_.capacity()) return;
+  size_t w = 0, read = 0;
+  size_t seg_w = 0;
+  for (const auto& [j, count] : pool_segments_) {
+    JobRun& r = runs_[j];
+    const bool latest = !archived_[j] && r.alloc_offset == read && r.alloc_count == count;
+    if (latest && r.state == JobState::Running) {
+      std::copy(alloc_pool_.begin() + static_cast<std::ptrdiff_t>(read), alloc_pool_.begin() + static_cast<std::ptrdiff_t>(read + count),
+                alloc_pool_.begin() + static_cast<std::ptrdiff_t>(w));
+      r.alloc_offset = static_cast<uint32_t>(w);
+      w += count;
+      pool_segments_[seg_w++] = {j, count};
+    } else if (latest) {
+      const uint64_t at = archive_.add(std::span<const NodeShare>(alloc_pool_).subspan(read, count));
+      if (at > UINT32_MAX) throw std::length_error("more than 4 GiB of finished jobs' placements");
+      r.alloc_offset = static_cast<uint32_t>(at);
+      archived_[j] = true;
+    }  // else an earlier run's placement of a job started again since: dropped
+    read += count;
+  }
+  alloc_pool_.resize(w);
+  pool_segments_.resize(seg_w);
+  // Keep the pool at most half full after compacting, so compactions stay rare.
+  if (alloc_pool_.size() + shares > alloc_pool_.capacity() / 2)
+    alloc_pool_.reserve(2 * (alloc_pool_.size() + shares));
+}
 
 void Engine::add_node_events(std::vector<NodeEvent> events) {
   for (auto& e : events) {
@@ -389,8 +429,11 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   if (!packed && sum != js.gpus) bad(fmt::format("placement has {} GPUs, job wants {}", sum, js.gpus));
   if (js.nodes > 0 && placement.size() != static_cast<size_t>(js.nodes)) bad(fmt::format("placement spans {} nodes, job wants {}", placement.size(), js.nodes));
 
+  make_room(placement.size());
   r.alloc_offset = static_cast<uint32_t>(alloc_pool_.size());
   r.alloc_count = static_cast<uint32_t>(placement.size());
+  archived_[j] = false;
+  pool_segments_.emplace_back(j, r.alloc_count);
   if (packed) {  // recorded as one GPU on the node; only the first share takes it from the free count
     alloc_pool_.push_back(placement[0]);
     if (gpu_used_milli_[slot] == 0) {
@@ -438,7 +481,7 @@ void Engine::stop_job(JobIdx j, StopKind how) {
   if (r.gpu_slot >= 0) {
     release_slot(j);
   } else {
-    for (const auto& s : final_allocation(j)) {
+    for (const auto& s : live_allocation(j)) {
       free_gpus_[s.node] += node_up_[s.node] ? s.gpus : 0;
       if (node_up_[s.node]) total_free_ += s.gpus, take_res(s, -1);
     }
@@ -493,7 +536,7 @@ void Engine::finish_job(JobIdx j, JobState s) {
     if (r.gpu_slot >= 0) {
       release_slot(j);
     } else {
-      for (const auto& sh : final_allocation(j)) {
+      for (const auto& sh : live_allocation(j)) {
         free_gpus_[sh.node] += sh.gpus;
         total_free_ += sh.gpus;
         take_res(sh, -1);
@@ -527,7 +570,7 @@ void Engine::node_event(const NodeEvent& ne) {
     // Kill every job with a share on n (a gang job loses all its nodes), in start order.
     std::vector<JobIdx> victims;
     for (JobIdx j : running_)
-      for (const auto& s : final_allocation(j))
+      for (const auto& s : live_allocation(j))
         if (s.node == n) victims.push_back(j);
     for (JobIdx j : victims) stop_job(j, StopKind::NodeFail);
     node_up_[n] = 0;
@@ -591,7 +634,7 @@ void Engine::check_res_invariants() const {
   if (cap_cpus_.empty() && cap_mem_.empty()) return;
   std::vector<int64_t> cpus(cluster_.nodes(), 0), mem(cluster_.nodes(), 0);
   for (JobIdx j : running_)
-    for (const auto& s : final_allocation(j)) cpus[s.node] += s.cpus, mem[s.node] += s.mem_mib;
+    for (const auto& s : live_allocation(j)) cpus[s.node] += s.cpus, mem[s.node] += s.mem_mib;
   auto check = [&](const std::vector<int32_t>& cap, const std::vector<int32_t>& fr, const std::vector<int64_t>& used, const char* what) {
     for (size_t n = 0; n < cap.size(); ++n) {
       if (cap[n] <= 0) continue;
@@ -613,7 +656,7 @@ void Engine::check_invariants() const {
       slot_milli[runs_[j].gpu_slot] += wl_.jobs[j].gpu_milli;
       continue;
     }
-    for (const auto& s : final_allocation(j)) used[s.node] += s.gpus;
+    for (const auto& s : live_allocation(j)) used[s.node] += s.gpus;
   }
   for (size_t n = 0; n < gpu_first_.size(); ++n)
     for (int32_t g = 0; g < cluster_.node_gpus[n]; ++g) {

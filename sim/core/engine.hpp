@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/core/alloc_archive.hpp"
 #include "sim/core/cluster.hpp"
 #include "sim/core/invariants.hpp"
 #include "sim/core/job_state.hpp"
@@ -105,9 +106,8 @@ class Engine {
   const std::vector<ChangeRecord>& change_log() const { return change_log_; }
 
   const std::vector<JobRun>& runs() const { return runs_; }
-  std::span<const NodeShare> final_allocation(JobIdx j) const {
-    return std::span<const NodeShare>(alloc_pool_).subspan(runs_[j].alloc_offset, runs_[j].alloc_count);
-  }
+  // The latest placement of j (running or not): valid until the next call.
+  std::span<const NodeShare> final_allocation(JobIdx j) const;
   const EngineStats& stats() const { return stats_; }
   const ClassLedger& ledger() const { return ledger_; }
   Snapshot snapshot() const;
@@ -173,7 +173,21 @@ class Engine {
     if (!cap_cpus_.empty()) free_cpus_[n] = up ? cap_cpus_[n] : 0;
     if (!cap_mem_.empty()) free_mem_[n] = up ? cap_mem_[n] : 0;
   }
-  std::vector<NodeShare> alloc_pool_;  // append-only: every start's placement
+  // Placements of running jobs (and of jobs stopped since the last compaction), in start order:
+  // pool_segments_ names each one's job and share count. When the pool is full, make_room moves
+  // the placements of jobs no longer running into archive_ (a few bytes a share) and closes the
+  // gaps, so the pool holds about the running jobs' shares, not every start's.
+  std::vector<NodeShare> alloc_pool_;
+  std::vector<std::pair<JobIdx, uint32_t>> pool_segments_;
+  AllocArchive archive_;
+  // By JobIdx: the job's latest placement is in archive_, at runs_[j].alloc_offset. Models read
+  // placements of running jobs only (Snapshot::allocations), never an archived one.
+  std::vector<bool> archived_;
+  mutable std::vector<NodeShare> archived_scratch_;  // final_allocation's answer for an archived job
+  std::span<const NodeShare> live_allocation(JobIdx j) const {
+    return std::span<const NodeShare>(alloc_pool_).subspan(runs_[j].alloc_offset, runs_[j].alloc_count);
+  }
+  void make_room(size_t shares);
   std::vector<uint32_t> node_stamp_;   // duplicate-node check in start_job without a scan
   uint32_t stamp_ = 0;
 

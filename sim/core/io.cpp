@@ -25,7 +25,7 @@ namespace {
 }
 
 // Writes all of `content` to `fd`; returns 0 or the errno of the failing call.
-int write_all(int fd, const std::string& content) {
+int write_all(int fd, std::string_view content) {
   const char* p = content.data();
   size_t left = content.size();
   while (left > 0) {
@@ -42,25 +42,52 @@ int write_all(int fd, const std::string& content) {
 
 }  // namespace
 
-void write_file_atomic(const fs::path& path, const std::string& content, const std::string& shown_in) {
-  const std::string shown = shown_in.empty() ? path.string() : shown_in;
+AtomicFileWriter::AtomicFileWriter(fs::path path, const std::string& shown)
+    : path_(std::move(path)), shown_(shown.empty() ? path_.string() : shown) {
   // O_EXCL: a leftover temporary of a crashed run with the same PID is skipped, not truncated.
-  fs::path tmp;
-  int fd = -1;
-  for (int k = 0; fd < 0; ++k) {
-    tmp = path;
-    tmp += k ? fmt::format(".tmp-{}-{}", ::getpid(), k) : fmt::format(".tmp-{}", ::getpid());
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && (errno != EEXIST || k >= 100)) fail_write(shown, errno);
+  for (int k = 0; fd_ < 0; ++k) {
+    tmp_ = path_;
+    tmp_ += k ? fmt::format(".tmp-{}-{}", ::getpid(), k) : fmt::format(".tmp-{}", ::getpid());
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd_ < 0 && (errno != EEXIST || k >= 100)) fail_write(shown_, errno);
   }
-  int err = write_all(fd, content);
-  if (!err && ::fsync(fd) != 0) err = errno;  // the rename must not publish unwritten blocks
-  if (::close(fd) != 0 && !err) err = errno;
-  if (!err && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+void AtomicFileWriter::fail(int err) {
+  ::close(fd_);
+  fd_ = -1;
+  ::unlink(tmp_.c_str());
+  fail_write(shown_, err);
+}
+
+void AtomicFileWriter::append(std::string_view content) {
+  if (fd_ < 0) throw std::logic_error("AtomicFileWriter: append after finish");
+  if (const int err = write_all(fd_, content)) fail(err);
+}
+
+void AtomicFileWriter::finish() {
+  if (fd_ < 0) throw std::logic_error("AtomicFileWriter: finish twice");
+  int err = 0;
+  if (::fsync(fd_) != 0) err = errno;  // the rename must not publish unwritten blocks
+  if (::close(fd_) != 0 && !err) err = errno;
+  fd_ = -1;
+  if (!err && ::rename(tmp_.c_str(), path_.c_str()) != 0) err = errno;
   if (err) {
-    ::unlink(tmp.c_str());
-    fail_write(shown, err);
+    ::unlink(tmp_.c_str());
+    fail_write(shown_, err);
   }
+}
+
+void write_file_atomic(const fs::path& path, const std::string& content, const std::string& shown) {
+  AtomicFileWriter w(path, shown);
+  w.append(content);
+  w.finish();
 }
 
 void write_in_place(const fs::path& path, const std::string& content, const std::string& shown_in) {

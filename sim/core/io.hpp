@@ -15,6 +15,25 @@ namespace floorsim::io {
 // decides first whether `path` may be written at all.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content, const std::string& shown = "");
 
+// The same write in pieces, for an output too large to hold whole (jobs.csv of millions of
+// jobs): append() writes to the temporary, finish() publishes it; destroyed before finish(),
+// the temporary is removed and nothing is published. Errors as write_file_atomic's.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(std::filesystem::path path, const std::string& shown = "");
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  void append(std::string_view content);
+  void finish();
+
+ private:
+  [[noreturn]] void fail(int err);
+  std::filesystem::path path_, tmp_;
+  std::string shown_;
+  int fd_ = -1;
+};
+
 // Writes (appends) `content` to an existing stream (a character device, a FIFO, /dev/stdout)
 // without creating or replacing anything. Errors as write_file_atomic's.
 void write_in_place(const std::filesystem::path& path, const std::string& content, const std::string& shown = "");

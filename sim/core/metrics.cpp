@@ -52,7 +52,9 @@ void ClassLedger::record(SimTime now) {
   changed_list_.clear();
 }
 
-WaitStats wait_stats(std::vector<double> w) {
+WaitStats wait_stats(std::vector<double> w) { return wait_stats_in_place(w); }
+
+WaitStats wait_stats_in_place(std::span<double> w) {
   WaitStats s;
   s.n = w.size();
   if (w.empty()) return s;

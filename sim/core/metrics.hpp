@@ -74,6 +74,8 @@ struct WaitStats {
 };
 // Percentiles by the nearest-rank method on a sorted copy (documented, stable).
 WaitStats wait_stats(std::vector<double> waits);
+// The same, sorting `waits` in place (no copy: for millions of jobs).
+WaitStats wait_stats_in_place(std::span<double> waits);
 nlohmann::json to_json(const WaitStats& w);
 
 }  // namespace floorsim

@@ -1,5 +1,7 @@
 // Engine rules: event ordering, lifecycle, time limits, requeue keeping the id, node failure,
 // checkpoints and lost work, allocation invariants.
+#include <map>
+
 #include <catch2/catch.hpp>
 
 #include "schedulers/baseline/baseline.hpp"
@@ -281,4 +283,62 @@ TEST_CASE("CPUs and memory: the engine tracks them per node and refuses a start 
     Engine e(w, cl, s, EngineConfig{.check_invariants = true});
     CHECK_THROWS_WITH(e.run(), Catch::Contains("512 MiB of memory free, asked 513"));
   }
+}
+
+namespace {
+
+// Records each job's placement at its start, as a model sees it.
+class StartRecorder : public Scheduler {
+ public:
+  std::unique_ptr<Scheduler> fifo = baseline::make_fifo();
+  std::map<JobIdx, std::vector<NodeShare>> last;
+  std::string_view name() const override { return "recorder"; }
+  void schedule(const Snapshot& v, Decisions& out) override { fifo->schedule(v, out); }
+  void on_job_event(const JobEvent& e, const Snapshot& v) override {
+    if (e.kind != JobEvent::Kind::Started) return;
+    auto a = v.allocation_of(e.job);
+    last[e.job].assign(a.begin(), a.end());
+  }
+};
+
+bool same_shares(std::span<const NodeShare> a, const std::vector<NodeShare>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].node != b[i].node || a[i].gpus != b[i].gpus || a[i].cpus != b[i].cpus || a[i].mem_mib != b[i].mem_mib) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("finished jobs' placements survive the pool's compaction", "[engine]") {
+  // 3 nodes of 2 GPUs: the pool holds a few thousand shares, so 4,000 starts compact it often.
+  Workload w;
+  JobBuilder b{w};
+  for (int i = 0; i < 4000; ++i) b.add(i + 1, i, 1 + i % 7, 1 + i % 4);
+  auto cl = uniform_cluster("n", 3, 2);
+  StartRecorder rec;
+  Engine e(w, cl, rec, EngineConfig{});
+  e.run();
+  REQUIRE(rec.last.size() == w.jobs.size());
+  for (const auto& [j, shares] : rec.last) {
+    INFO("job " << w.jobs[j].id);
+    CHECK(e.runs()[j].state == JobState::Completed);
+    CHECK(same_shares(e.final_allocation(j), shares));
+    CHECK(e.runs()[j].alloc_count == shares.size());
+  }
+}
+
+TEST_CASE("the placement archive reads back what it was given", "[engine]") {
+  AllocArchive a;
+  const std::vector<NodeShare> plain = {{5, 8, 0, 0}, {6, 8, 0, 0}, {2, 1, 0, 0}, {100000, 3, 0, 0}};
+  const std::vector<NodeShare> rich = {{9, 1, 16, 65536}, {0, 0, 4, 0}, {4000000000u, 2147483647, 0, 2147483647}};
+  const uint64_t p = a.add(plain), r = a.add(rich), none = a.add({});
+  std::vector<NodeShare> out;
+  a.read(p, static_cast<uint32_t>(plain.size()), out);
+  CHECK(same_shares(out, plain));
+  a.read(r, static_cast<uint32_t>(rich.size()), out);
+  CHECK(same_shares(out, rich));
+  a.read(none, 0, out);
+  CHECK(out.empty());
+  CHECK(a.bytes() < 4 * 16);  // smaller than the NodeShares
 }
