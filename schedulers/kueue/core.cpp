@@ -241,6 +241,7 @@ bool Core::cycle(double now, const PlaceFn& place, std::vector<CycleRecord>& rec
 bool Core::take_heads(double now) {
   entries_.clear();
   tpool_.clear();
+  cpool_.clear();
   for (NodeId cq : cq_nodes_) {
     uint32_t key = sticky_[cq];
     if (key == kNoKey) {
@@ -259,6 +260,7 @@ void Core::nominate(Entry& e) {
   const Info& i = info_[e.key];
   if (!m_.cq[i.cq].active) return;
   Preemptor in = preemptor_of(e.key);
+  if (auto ps = podsets_.find(e.key); ps != podsets_.end()) return nominate_podsets(e, in, ps->second);
   const bool ts_matters = m_.cq[i.cq].preemption.within == Policy::LowerOrNewerEqualPriority;
   for (int w = 0; w < kMemoWays; ++w) {
     const Memo& mm = memo_[static_cast<size_t>(i.cq) * kMemoWays + w];
@@ -346,6 +348,7 @@ Outcome Core::process_entry(const Entry& e, const PlaceFn& place) {
   }
   if (place) {
     placing_ = e.a.usage;
+    placing_counts_.assign(cpool_.begin() + e.c_off, cpool_.begin() + e.c_off + e.c_cnt);
     if (!place(e.key)) return Outcome::NoNodes;
   }
   m_.tree.add(cq, e.a.usage);

@@ -9,7 +9,10 @@
 #include <functional>
 #include <vector>
 
+#include <unordered_map>
+
 #include "schedulers/kueue/model.hpp"
+#include "schedulers/kueue/podsets.hpp"
 
 namespace floorsim::kueue {
 
@@ -25,6 +28,7 @@ struct CoreSettings {
   double afs_half_life_s = 604800;  // usageHalfLifeTime
   double afs_sampling_s = 300;      // usageSamplingInterval
   std::array<double, kMaxRes> afs_weights{1, 1, 1, 1, 1, 1, 1, 1};  // resourceWeights by resource kind
+  bool partial_admission = true;  // feature gate PartialAdmission (beta, on by default)
 };
 
 enum class Outcome : uint8_t {
@@ -52,6 +56,12 @@ class Core {
   const Model& model() const { return m_; }
   // During a PlaceFn call: the flavor assignment of the workload being placed.
   const Usage& placing_usage() const { return placing_; }
+  // During a PlaceFn call: the pods admitted per PodSet (empty: all of them) of a workload
+  // with PodSets (set_podsets).
+  const std::vector<int32_t>& placing_counts() const { return placing_counts_; }
+  // The workload's PodSets (before enqueue): then it is assigned flavors PodSet by PodSet and
+  // may be partially admitted (core_podsets.cpp). Its Request stays the full total.
+  void set_podsets(uint32_t key, PodSets ps) { podsets_[key] = std::move(ps); }
   QuotaTree& tree() { return m_.tree; }
   const AdmittedSet& admitted() const { return adm_; }
 
@@ -126,12 +136,14 @@ class Core {
     uint32_t key;
     Assignment a;
     uint32_t t_off = 0, t_cnt = 0;
+    uint32_t c_off = 0, c_cnt = 0;  // partial admission: counts per PodSet in cpool_ (0: full)
     Outcome outcome = Outcome::Inactive;
     bool done = false;
   };
   // The steps of cycle() (pkg/scheduler/scheduler.go schedule()).
   bool take_heads(double now);
   void nominate(Entry& e);
+  void nominate_podsets(Entry& e, Preemptor in, const PodSets& ps);  // core_podsets.cpp
   bool classical_before(const Entry& x, const Entry& y) const;
   void process_entries(const PlaceFn& place, std::vector<CycleRecord>& records);
   Outcome process_entry(const Entry& e, const PlaceFn& place);
@@ -189,6 +201,8 @@ class Core {
   std::vector<uint8_t> memo_next_;
   uint64_t version_ = 0;
   Usage placing_;
+  std::vector<int32_t> placing_counts_, cpool_;
+  std::unordered_map<uint32_t, PodSets> podsets_;
   std::vector<Lq> lqs_;
   std::vector<double> lq_scores_;  // scratch for the preemption candidate order
   double now_ = 0;

@@ -31,6 +31,7 @@
 #include "schedulers/kueue/core.hpp"
 #include "schedulers/kueue/manifest.hpp"
 #include "schedulers/kueue/manifest_model.hpp"
+#include "schedulers/kueue/podsets_config.hpp"
 #include "schedulers/kueue/tas_place.hpp"
 #include "sim/core/error.hpp"
 
@@ -163,6 +164,7 @@ class KueueScheduler final : public Scheduler {
     ann_ = read_job_annotations(p.at("job_annotations"), strings, ctx.scenario_file, warnings_);
     tas_ = TasPlacer(built, ctx.cluster, ctx.fabric_tree, warnings_);
     tas_.warn_unplaceable(ann_, strings, warnings_);
+    read_podsets(p, ctx);
     prov_ready_.assign(n, 0);
     prov_delay_s_ = p.at("provisioning_request").at("delay_s").get<double>();
     cq_provisioning_ = built.cq_provisioning;
@@ -229,7 +231,7 @@ class KueueScheduler final : public Scheduler {
         out.set_reason(j, h->second);
         continue;
       }
-      const Request req = request_of(v.jobs[j], j);
+      const Request req = enqueue_request(v.jobs[j], j);
       // Queue-order timestamp: creation, kept across preemption requeues; the eviction time
       // after a waitForPodsReady timeout (spec §3, §8).
       core_.enqueue(j, job_cq_[j], prio_[j], queue_ts_[j], j, req, static_cast<uint32_t>(job_lq_[j]));
@@ -364,12 +366,15 @@ class KueueScheduler final : public Scheduler {
   std::string_view reason_name(uint16_t code) const override { return code < kCodes ? kCodeNames[code] : "Other"; }
 
   std::vector<std::string> extra_columns() const override {
-    return {"cluster_queue", "local_queue", "pods_ready_timeouts"};
+    std::vector<std::string> c{"cluster_queue", "local_queue", "pods_ready_timeouts"};
+    if (partial_) c.push_back("admitted_gpus");  // GPUs at the latest admission (partial admission)
+    return c;
   }
   void extra_values(JobIdx j, std::vector<std::string>& out) const override {
     out.push_back(job_cq_[j] == kNoNode ? "" : core_.model().tree.name(job_cq_[j]));
     out.push_back(lq_names_[job_lq_[j]]);
     out.push_back(std::to_string(pr_count_[j]));  // waitForPodsReady evictions (not engine requeues)
+    if (partial_) out.push_back(started_pass_[j] ? std::to_string(gpus_[j]) : "");
   }
 
   nlohmann::json report(const Snapshot&) const override {
@@ -407,6 +412,7 @@ class KueueScheduler final : public Scheduler {
       rq[ns_names_[n]] = e;
     }
     r["namespaces"] = rq;
+    if (partial_) r["partial_admissions"] = partial_admissions_;
     if (tas_placed_ || tas_not_fit_) r["topology_aware"] = {{"placed", tas_placed_}, {"not_fit_attempts", tas_not_fit_}};
     r["warnings"] = warnings_;
     return r;
@@ -472,6 +478,7 @@ class KueueScheduler final : public Scheduler {
     CoreSettings s;
     s.legacy_one_borrower_per_cohort = p.at("admission_rule").get<std::string>() == "legacy_one_borrower_per_cohort";
     s.priority_sorting_within_cohort = p.at("feature_gates").at("PrioritySortingWithinCohort").get<bool>();
+    s.partial_admission = p.at("feature_gates").at("PartialAdmission").get<bool>();
     const auto& afs = p.at("admission_fair_sharing");
     s.afs = afs.at("enable").get<bool>() && p.at("feature_gates").at("AdmissionFairSharing").get<bool>();
     s.afs_half_life_s = afs.at("usage_half_life_s").get<double>();
@@ -536,7 +543,7 @@ class KueueScheduler final : public Scheduler {
         continue;
       }
       if (held_.count(j)) continue;  // reported at the pass that first saw it
-      core_.enqueue(j, job_cq_[j], prio_[j], queue_ts_[j], j, request_of(v.jobs[j], j), static_cast<uint32_t>(job_lq_[j]));
+      core_.enqueue(j, job_cq_[j], prio_[j], queue_ts_[j], j, enqueue_request(v.jobs[j], j), static_cast<uint32_t>(job_lq_[j]));
     }
     deferred_.resize(w);
   }
@@ -545,7 +552,7 @@ class KueueScheduler final : public Scheduler {
   // Pod creation against the namespace's ResourceQuota: a ceiling on what its pods request.
   bool ceiling_allows(JobIdx j) const {
     const uint32_t n = ns_of(j);
-    return ns_hard_[n] < 0 || ns_used_[n] + view_->jobs[j].gpus <= ns_hard_[n];
+    return ns_hard_[n] < 0 || ns_used_[n] + gpus_[j] <= ns_hard_[n];
   }
   bool create_pods(JobIdx j) {
     if (pods_[j]) return true;
@@ -555,7 +562,7 @@ class KueueScheduler final : public Scheduler {
       pod_reason_[j] = kResourceQuotaExceeded;
       return false;
     }
-    ns_used_[n] += view_->jobs[j].gpus;
+    ns_used_[n] += gpus_[j];
     ns_peak_[n] = std::max(ns_peak_[n], ns_used_[n]);
     pods_[j] = 1;
     return true;
@@ -571,20 +578,20 @@ class KueueScheduler final : public Scheduler {
     if (it != unplaced_.end()) unplaced_.erase(it);
   }
   bool place_nodes(JobIdx j) {
-    const JobSpec& js = view_->jobs[j];
+    const JobSpec js = admitted_spec(j);
     const auto* mask = flavor_[j] >= 0 && !flavor_mask_[flavor_[j]].empty() ? &flavor_mask_[flavor_[j]] : nullptr;
     const bool ok = mask ? placement::first_fit_masked(js, free_, *mask, shares_, view_->cluster.max_node_gpus)
                          : placement::first_fit(js, free_, shares_, view_->cluster.max_node_gpus);
     if (!ok) return false;
     placement::take(free_, shares_);
-    out_->start(j, shares_);
-    started_pass_[j] = pass_id_;
+    start(j);
     return true;
   }
 
   // Core placement hook, called for a workload that fits in quota.
   bool place(uint32_t key) {
     flavor_[key] = -1;
+    admit_counts(key);
     const Usage& u = core_.placing_usage();
     for (uint8_t k = 0; k < u.n; ++k)
       if (core_.model().resource_of(u.fr[k]) == job_req_.gpu_kind) flavor_[key] = core_.model().flavor_of(u.fr[k]);
@@ -632,15 +639,14 @@ class KueueScheduler final : public Scheduler {
       pod_reason_[j] = kResourceQuotaExceeded;
       return false;
     }
-    const JobSpec& js = view_->jobs[j];
+    const JobSpec js = admitted_spec(j);
     if (!tas_.place(flavor_[j], js, ann_[js.klass], free_, flavor_mask_[flavor_[j]], shares_).empty()) {
       pod_reason_[j] = kTopologyNotFit;
       ++tas_not_fit_;
       return false;
     }
     placement::take(free_, shares_);
-    out_->start(j, shares_);
-    started_pass_[j] = pass_id_;
+    start(j);
     admitted_s_[j] = view_->now;
     create_pods(j);
     ++tas_placed_;
@@ -710,6 +716,69 @@ class KueueScheduler final : public Scheduler {
     out_->wake_at(requeue_at_[j]);
   }
 
+  // Partial admission and PodSets (podsets_config.cpp): the class's PodSets, the job's pods
+  // admitted, its start on fewer GPUs.
+  void read_podsets(const cfg::json& p, const SchedulerContext& ctx) {
+    podsets_ = read_job_podsets(p.at("job_podsets"), ann_, ctx.workload.strings, ctx.scenario_file,
+                                core_.model().resource_names, job_req_.gpu_kind, warnings_);
+    scale_runtime_ = p.at("partial_admission_runtime").get<std::string>() == "scaled";
+    bool fixed = false;
+    for (const auto& c : podsets_) {
+      for (const auto& t : c.sets) partial_ = partial_ || t.min_count > 0, fixed = fixed || !t.job_pods;
+    }
+    if (partial_ && !p.at("feature_gates").at("PartialAdmission").get<bool>())
+      warnings_.push_back("feature gate PartialAdmission is off: PodSets with min_count are admitted only whole");
+    if (partial_ && p.at("feature_gates").at("PartialAdmission").get<bool>())
+      warnings_.push_back(scale_runtime_
+                              ? "partial admission: a job admitted with fewer pods runs on fewer GPUs for runtime x requested / "
+                                "admitted pods (partial_admission_runtime: scaled; its work is conserved, as a batch Job's "
+                                "completions are), and is killed at its time limit if that comes first"
+                              : "partial admission: a job admitted with fewer pods runs on fewer GPUs for its trace runtime "
+                                "(partial_admission_runtime: unchanged)");
+    if (fixed)
+      warnings_.push_back("job_podsets: PodSets other than the job's own pods (count \"job\") are charged to quota but not "
+                          "placed on nodes");
+  }
+  Request enqueue_request(const JobSpec& js, JobIdx j) {
+    const ClassPodSets& c = js.klass < podsets_.size() ? podsets_[js.klass] : no_podsets_;
+    if (!c.any()) return request_of(js, j);
+    Request per_job = job_req_.per_job;
+    if (charge_cpu_) per_job[kCpu] += static_cast<Qty>(js.cpus) * 1000;
+    const uint64_t untol = lq_untolerated_[job_lq_[j]] | tas_.unfit_flavors(ann_[js.klass]);
+    PodSets ps = podsets_of(c, js, job_req_.gpu_kind, job_req_.per_gpu, per_job, untol);
+    const Request req = ps.total();
+    core_.set_podsets(j, std::move(ps));
+    return req;
+  }
+  // The GPUs the workload being placed was admitted with: the job's pods per PodSet count.
+  void admit_counts(JobIdx j) {
+    const JobSpec& js = view_->jobs[j];
+    gpus_[j] = js.gpus;
+    const auto& counts = core_.placing_counts();
+    if (counts.empty() || js.klass >= podsets_.size() || !podsets_[js.klass].any()) return;
+    const int32_t pods = job_pods(js);
+    gpus_[j] = js.gpus / pods * counts[podsets_[js.klass].job_set];
+  }
+  // The job as admitted: its GPUs (and nodes, one pod each) reduced by partial admission.
+  JobSpec admitted_spec(JobIdx j) const {
+    JobSpec js = view_->jobs[j];
+    if (gpus_[j] != js.gpus) {
+      if (js.nodes > 0) js.nodes = gpus_[j] / (js.gpus / js.nodes);
+      js.gpus = gpus_[j];
+    }
+    return js;
+  }
+  void start(JobIdx j) {
+    const int32_t full = view_->jobs[j].gpus;
+    if (gpus_[j] == full) {
+      out_->start(j, shares_);
+    } else {
+      out_->start_partial(j, shares_, gpus_[j], scale_runtime_ ? static_cast<double>(full) / gpus_[j] : 1.0);
+      ++partial_admissions_;
+    }
+    started_pass_[j] = pass_id_;
+  }
+
   Core core_;
   std::vector<std::string> warnings_;
   double grace_s_;
@@ -740,6 +809,10 @@ class KueueScheduler final : public Scheduler {
   std::vector<std::vector<uint8_t>> flavor_mask_;  // by flavor: allowed nodes (empty = all)
   std::vector<int32_t> flavor_;                    // by job: assigned GPU flavor (-1 = none)
   std::vector<JobAnnotations> ann_;                // by class: Kueue annotations (job_annotations)
+  std::vector<ClassPodSets> podsets_;              // by class: job_podsets / job-min-parallelism
+  ClassPodSets no_podsets_;
+  bool partial_ = false, scale_runtime_ = true;    // some PodSet has a min_count; partial_admission_runtime
+  uint64_t partial_admissions_ = 0;
   TasPlacer tas_;
   uint64_t tas_placed_ = 0, tas_not_fit_ = 0;
   int64_t last_free_gpus_ = 0;
@@ -773,6 +846,11 @@ std::unique_ptr<Scheduler> make_kueue(const cfg::json& p, const SchedulerContext
   if (const std::string g = p.at("gpu_resource").get<std::string>(); !g.empty()) job_resources.push_back(g);
   for (const char* key : {"requests_per_job", "requests_per_gpu"})
     for (const auto& [res, q] : p.at(key).items()) job_resources.push_back(res);
+  for (const auto& [klass, list] : p.at("job_podsets").items())  // checked in read_job_podsets
+    if (list.is_array())
+      for (const auto& ps : list)
+        if (ps.is_object() && ps.contains("requests") && ps.at("requests").is_object())
+          for (const auto& [res, q] : ps.at("requests").items()) job_resources.push_back(res);
   BuiltModel b = build_model(mf, ctx.scenario_file, job_resources);
   const auto& fsp = p.at("fair_sharing");
   b.model.fair_sharing = fsp.at("enable").get<bool>();

@@ -24,6 +24,7 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
       cfg::boolean("FairSharingPreemptWithinNominal", true, "fair sharing: a preemptor within nominal takes victims unconditionally (Kueue feature gate)"),
       cfg::boolean("FairSharingPrioritizeNonBorrowing", true, "fair sharing admission: non-borrowing entries first (Kueue feature gate)"),
       cfg::boolean("AdmissionFairSharing", true, "admission fair sharing may be enabled (on since Kueue v0.15)"),
+      cfg::boolean("PartialAdmission", true, "a workload with a PodSet minCount may be admitted with fewer pods (beta, on by default)"),
   };
   auto wfpr = std::make_shared<cfg::ObjectSpec>();
   wfpr->name = "kueue.wait_for_pods_ready";
@@ -136,6 +137,13 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
                   "podset-preferred-topology (a Topology level, e.g. kubernetes.io/hostname), "
                   "podset-unconstrained-topology (\"true\"), job-min-parallelism (pods)")
           .with_default(cfg::json::object()),
+      cfg::map_of("job_podsets", cfg::Type::Any,
+                  "job class -> the PodSets of its workloads, in order, each {name, count (pods, or \"job\": the job's "
+                  "own pods, which carry its GPUs; exactly one), requests (resource -> quantity per pod), min_count "
+                  "(partial admission; at most one PodSet)}").with_default(cfg::json::object()),
+      cfg::choice("partial_admission_runtime", {"scaled", "unchanged"}, "scaled",
+                  "a job admitted with fewer pods: scaled = its work is conserved, runtime x requested / admitted pods "
+                  "(a batch Job's completions stay fixed); unchanged = its trace runtime"),
       cfg::map_of("flavor_nodes", cfg::Type::String,
                   "ResourceFlavor -> node name prefix: a workload assigned that flavor runs only on those nodes "
                   "(flavors not listed: any node)").with_default(cfg::json::object()),

@@ -48,9 +48,7 @@ std::vector<JobAnnotations> read_job_annotations(const cfg::json& block, const S
           n = 0;
         }
         if (n < 1) throw InputError(file, at, "got \"" + value + "\"; expected a positive integer (pods)");
-        a.min_count = static_cast<int32_t>(std::min<int64_t>(n, INT32_MAX));
-        warnings.push_back(fmt::format("scheduler.job_annotations.{}: {} (partial admission) is not modelled; the "
-                                       "workload is admitted only with all its pods", klass, key));
+        a.min_count = static_cast<int32_t>(std::min<int64_t>(n, INT32_MAX));  // partial admission: podsets_config.cpp
       } else {
         warnings.push_back(fmt::format("scheduler.job_annotations.{}: annotation {} is not modelled; ignored", klass, key));
       }

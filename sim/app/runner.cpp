@@ -122,7 +122,7 @@ RunResult run_scenario(const Scenario& sc, const RunOptions& opts) {
     ++by_state[std::string(to_string(r.state))];  // Unstarted reads PENDING
     double alloc = r.alloc_gpu_s;
     if (r.state == JobState::Running)  // horizon cut; a packed job is charged its share
-      alloc += (engine.now() - r.start_s) * (r.gpu_slot >= 0 ? j.gpu_milli / 1000.0 : j.gpus);
+      alloc += (engine.now() - r.start_s) * (r.gpu_slot >= 0 ? j.gpu_milli / 1000.0 : engine.held_gpus(static_cast<JobIdx>(i)));
     a.gpu_s_alloc += alloc;
     gpu_s_total += alloc;
     a.lost += r.lost_gpu_s;

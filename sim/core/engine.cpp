@@ -356,7 +356,7 @@ void Engine::apply(const Decisions& d) {
     if (it.job >= runs_.size()) throw std::logic_error(fmt::format("{}: decision for unknown job index {}", sched_.name(), it.job));
     JobRun& r = runs_[it.job];
     if (it.kind == Decisions::Kind::Start) {
-      start_job(it.job, d.shares(it), it.limit_override_s, it.gpu);
+      start_job(it.job, d.shares(it), it.limit_override_s, it.gpu, it.admitted_gpus, it.work_scale);
       if (inv_) inv_->after_event("a start decision");
       continue;
     }
@@ -392,7 +392,8 @@ void Engine::apply(const Decisions& d) {
   compact_pending();
 }
 
-void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s, int32_t gpu) {
+void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s, int32_t gpu,
+                       int32_t admitted_gpus, double work_scale) {
   const JobSpec& js = wl_.jobs[j];
   JobRun& r = runs_[j];
   auto bad = [&](const std::string& why) {
@@ -402,6 +403,9 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   if (r.eligible_s > now_) bad("not yet eligible");
   const bool packed = packing_ && js.gpu_milli > 0;
   if (packed != (gpu >= 0)) bad(packed ? "a fractional job must be started packed on one GPU" : "packed start of a job that is not fractional");
+  const bool partial = admitted_gpus >= 0;
+  if (partial && (packed || admitted_gpus < 1 || admitted_gpus > js.gpus || !(work_scale > 0)))
+    bad(fmt::format("a partial start holds 1 to {} whole GPUs at a work scale > 0, got {} GPUs at {}", js.gpus, admitted_gpus, work_scale));
   int64_t slot = -1;
   if (packed) {
     if (placement.size() != 1 || placement[0].node >= free_gpus_.size() || !node_up_[placement[0].node] ||
@@ -426,8 +430,12 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
     sum += s.gpus;
   }
   if (!packed && placement.empty()) bad("empty placement");
-  if (!packed && sum != js.gpus) bad(fmt::format("placement has {} GPUs, job wants {}", sum, js.gpus));
-  if (js.nodes > 0 && placement.size() != static_cast<size_t>(js.nodes)) bad(fmt::format("placement spans {} nodes, job wants {}", placement.size(), js.nodes));
+  const int64_t want = partial ? admitted_gpus : js.gpus;
+  if (!packed && sum != want) bad(fmt::format("placement has {} GPUs, job wants {}", sum, want));
+  // A partial start runs fewer pods: at most the job's node count.
+  if (js.nodes > 0 && (partial ? placement.size() > static_cast<size_t>(js.nodes) : placement.size() != static_cast<size_t>(js.nodes)))
+    bad(fmt::format("placement spans {} nodes, job wants {}", placement.size(), js.nodes));
+  record_admitted(j, partial ? admitted_gpus : 0, partial ? work_scale : 1);
 
   make_room(placement.size());
   r.alloc_offset = static_cast<uint32_t>(alloc_pool_.size());
@@ -462,14 +470,24 @@ void Engine::start_job(JobIdx j, std::span<const NodeShare> placement, SimTime l
   r.limit_end_s = now_ + js.time_limit_s;
   running_.push_back(j);
   if (runtime_model_) stretch_[j] = std::max(1e-9, runtime_model_->stretch(j, placement, snapshot()));
+  if (partial && work_scale != 1) stretch_[j] *= work_scale;
   const SimTime remaining = std::max<SimTime>(0, js.runtime_s - r.work_done_s) * stretch(j);
   r.ends_by_limit = cfg_.enforce_time_limit && limit < remaining;
   r.planned_end_s = now_ + (r.ends_by_limit ? limit : remaining);
   ++stats_.starts;
-  ledger_alloc(js, +1);
+  ledger_alloc(j, +1);
   push(r.planned_end_s, EventKind::End, j, r.epoch);
   if (inv_) inv_->on_start(j);
   notify(JobEvent::Kind::Started, j, JobState::Running);
+}
+
+// A partial start's GPUs and work scale (the stretch, 1 without a runtime model); both tables
+// are only allocated once some start is partial.
+void Engine::record_admitted(JobIdx j, int32_t admitted_gpus, double work_scale) {
+  if (admitted_gpus > 0 && admitted_gpus_.empty()) admitted_gpus_.assign(wl_.jobs.size(), 0);
+  if (!admitted_gpus_.empty()) admitted_gpus_[j] = admitted_gpus;
+  if (work_scale != 1 && stretch_.empty()) stretch_.assign(wl_.jobs.size(), 1.0);
+  if (!stretch_.empty() && !runtime_model_) stretch_[j] = 1.0;
 }
 
 void Engine::stop_job(JobIdx j, StopKind how) {
@@ -487,7 +505,7 @@ void Engine::stop_job(JobIdx j, StopKind how) {
     }
   }
   running_.erase(std::find(running_.begin(), running_.end(), j));
-  ledger_alloc(js, -1);
+  ledger_alloc(j, -1);
   const SimTime elapsed = now_ - r.start_s;
   r.alloc_gpu_s += elapsed * weight;
   const SimTime progress = r.work_done_s + elapsed / stretch(j);  // work, not wall time
@@ -543,7 +561,7 @@ void Engine::finish_job(JobIdx j, JobState s) {
       }
     }
     running_.erase(std::find(running_.begin(), running_.end(), j));
-    ledger_alloc(js, -1);
+    ledger_alloc(j, -1);
     ledger_demand(js, -1);
   }
   r.state = s;

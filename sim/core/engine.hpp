@@ -136,7 +136,8 @@ class Engine {
   void submit(JobIdx j);
   void pass();
   void apply(const Decisions& d);
-  void start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s, int32_t gpu = -1);
+  void start_job(JobIdx j, std::span<const NodeShare> placement, SimTime limit_override_s, int32_t gpu = -1,
+                 int32_t admitted_gpus = -1, double work_scale = 1);
   // Stops a running job: frees GPUs, accounts work; then requeues, cancels or suspends it.
   enum class StopKind { Requeue, Cancel, Suspend, NodeFail };
   void stop_job(JobIdx j, StopKind how);
@@ -226,8 +227,9 @@ class Engine {
   std::vector<int32_t> gpu_used_milli_;    // by GPU slot
   std::vector<int64_t> frac_alloc_milli_, frac_demand_milli_;  // by class: packed jobs' milli
   // Inline fast path: whole-GPU jobs cost what add_alloc/add_demand always cost.
-  void ledger_alloc(const JobSpec& js, int sign) {
-    if (!packing_ || js.gpu_milli <= 0) ledger_.add_alloc(js.klass, sign * js.gpus);
+  void ledger_alloc(JobIdx j, int sign) {
+    const JobSpec& js = wl_.jobs[j];
+    if (!packing_ || js.gpu_milli <= 0) ledger_.add_alloc(js.klass, sign * held_gpus(j));
     else ledger_share(js, sign, true);
   }
   void ledger_demand(const JobSpec& js, int sign) {
@@ -238,8 +240,18 @@ class Engine {
   void release_slot(JobIdx j);
   // GPUs a running job is charged for in GPU-seconds: its share when packed.
   double gpu_weight(JobIdx j) const {
-    return runs_[j].gpu_slot >= 0 ? wl_.jobs[j].gpu_milli / 1000.0 : wl_.jobs[j].gpus;
+    return runs_[j].gpu_slot >= 0 ? wl_.jobs[j].gpu_milli / 1000.0 : held_gpus(j);
   }
+  // Partial starts (Decisions::start_partial), by JobIdx: the GPUs of the latest start (0 = all
+  // the job asked for). Empty until the first partial start, so other runs never pay for it.
+  std::vector<int32_t> admitted_gpus_;
+  void record_admitted(JobIdx j, int32_t admitted_gpus, double work_scale);
+ public:
+  // Whole GPUs a started job holds: its request, or fewer after a partial start.
+  int32_t held_gpus(JobIdx j) const {
+    return admitted_gpus_.empty() || admitted_gpus_[j] == 0 ? wl_.jobs[j].gpus : admitted_gpus_[j];
+  }
+ private:
   std::unique_ptr<InvariantChecker> inv_;  // only with check_invariants (null: hooks cost a branch)
 };
 

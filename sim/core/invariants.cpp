@@ -54,7 +54,7 @@ void InvariantChecker::dirty_node(NodeIdx n) {
 
 void InvariantChecker::on_start(JobIdx j) {
   const JobRun& r = e_.runs_[j];
-  const int32_t gpus = e_.wl_.jobs[j].gpus;
+  const int32_t gpus = e_.held_gpus(j);
   if (state_[j] != static_cast<uint8_t>(JobState::Pending))
     fail("a start", fmt::format("job {} started from state {}", e_.wl_.jobs[j].id, state_[j]));
   if (r.gpu_slot >= 0) {  // a packed GPU share: its GPU is checked through the slot's usage
@@ -78,7 +78,7 @@ void InvariantChecker::on_start(JobIdx j) {
 
 void InvariantChecker::on_release(JobIdx j) {
   const JobRun& r = e_.runs_[j];
-  const int32_t gpus = e_.wl_.jobs[j].gpus;
+  const int32_t gpus = e_.held_gpus(j);
   if (r.state != JobState::Running || state_[j] != static_cast<uint8_t>(JobState::Running))
     fail("a stop", fmt::format("job {} released while not running", e_.wl_.jobs[j].id));
   if (r.gpu_slot >= 0) {

@@ -80,6 +80,8 @@ class Decisions {
     SimTime grace_s = 0;         // preemption takes effect after this delay
     SimTime limit_override_s = -1;  // start with another time limit (Slurm NoReserve 1-min test)
     int32_t gpu = -1;            // packed start: GPU index on the node (-1 = whole GPUs)
+    int32_t admitted_gpus = -1;  // partial start: GPUs the job runs on, fewer than it asked (-1 = all)
+    double work_scale = 1;       // partial start: wall seconds per second of the job's work
   };
 
   void start(JobIdx job, std::span<const NodeShare> placement) {
@@ -89,6 +91,14 @@ class Decisions {
     it.share_count = static_cast<uint32_t>(placement.size());
     shares_.insert(shares_.end(), placement.begin(), placement.end());
     items_.push_back(it);
+  }
+  // A job started on fewer GPUs than it asked for (Kueue partial admission): `placement` holds
+  // `admitted_gpus` (1 .. the job's gpus) and the job runs `work_scale` wall seconds per second
+  // of its work (1: runtime unchanged). The model decides both; the engine only applies them.
+  void start_partial(JobIdx job, std::span<const NodeShare> placement, int32_t admitted_gpus, double work_scale) {
+    start(job, placement);
+    items_.back().admitted_gpus = admitted_gpus;
+    items_.back().work_scale = work_scale;
   }
   // A fractional job (gpu_milli > 0) packed onto GPU `gpu` of `node`, shared with other packed
   // jobs up to 1000 milli (only for models whose packs_gpu_fractions() is true).

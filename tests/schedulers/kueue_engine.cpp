@@ -252,3 +252,35 @@ TEST_CASE("kueue manifests: a key twice in one mapping is an error naming both l
   CHECK(error_of("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a}\n---\n"
                  "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: b}\n") == "");
 }
+
+TEST_CASE("kueue engine: partial admission starts a job on fewer GPUs, its runtime scaled", "[kueue][engine][podsets]") {
+  const std::string dir = temp_dir("partial");
+  write(dir + "/queues.yaml", kCohortYaml);  // training: 4 nominal + 4 borrowable from risk
+  for (const std::string runtime : {"scaled", "unchanged"}) {
+    Workload w;
+    w.jobs.push_back(job(w, 1, "training", 0, 1000, 4));
+    w.jobs.push_back(job(w, 2, "training", 0, 1000, 8));  // 4 left in quota: 4 of its 8 pods
+    ClusterConfig c = uniform_cluster("gpu", 4, 4);
+    cfg::json p = cfg::json::object();
+    p["job_annotations"] = {{"training", {{"kueue.x-k8s.io/job-min-parallelism", "2"}}}};
+    p["partial_admission_runtime"] = runtime;
+    auto s = make(w, c, dir, p);
+    EngineConfig ec;
+    ec.check_invariants = true;
+    Engine e(w, c, *s, ec);
+    e.run();
+    const auto& r = e.runs();
+    CHECK(r[1].start_s == 0);
+    CHECK(e.held_gpus(1) == 4);
+    // Work conserved: 8 GPUs x 1000 s of work on 4 GPUs takes 2000 s (scaled).
+    CHECK(r[1].end_s == Approx(runtime == "scaled" ? 2000 : 1000));
+    CHECK(r[1].alloc_gpu_s == Approx(4 * r[1].end_s));
+    CHECK(r[1].state == JobState::Completed);
+    const auto rep = s->report(e.snapshot());
+    CHECK(rep["partial_admissions"] == 1);
+    std::vector<std::string> cols = s->extra_columns(), vals;
+    s->extra_values(1, vals);
+    REQUIRE(cols.back() == "admitted_gpus");
+    CHECK(vals.back() == "4");
+  }
+}
