@@ -172,15 +172,6 @@ TEST_CASE("duration stats: nearest-rank p99", "[fabric][maxmin]") {
 
 namespace {
 
-// Largest relative difference between two equally long vectors (absolute below 1 unit).
-double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double worst = 0;
-  for (size_t i = 0; i < a.size(); ++i)
-    worst = std::max(worst, std::abs(a[i] - b[i]) / std::max({std::abs(a[i]), std::abs(b[i]), 1.0}));
-  return worst;
-}
-
 void check_incremental_matches(const FlowSet& fs) {
   MaxMinSolver s1, s2;
   CompletionTrace t1, t2;
