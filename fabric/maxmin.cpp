@@ -19,7 +19,8 @@ void MaxMinSolver::solve(const FlowSet& s, std::vector<double>& rates) {
   solve(s, all_, rates);
 }
 
-void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std::vector<double>& rates) {
+void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std::vector<double>& rates,
+                         std::span<const uint32_t> fixed) {
   constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   if (rates.size() < s.flows()) rates.resize(s.flows());
   if (link_pos_.size() < s.links()) link_pos_.resize(s.links(), kNone);
@@ -52,7 +53,9 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
   const size_t nt = touched_.size();
   remaining_.resize(nt);
   share_.resize(nt);
+  floor_.assign(nt, -std::numeric_limits<double>::infinity());
   for (size_t k = 0; k < nt; ++k) remaining_[k] = s.link_capacity_bytes_per_s[touched_[k]];
+  subtract_fixed(s, fixed, rates);
 
   // Transpose: touched link -> its active flows.
   lf_off_.assign(nt + 1, 0);
@@ -74,7 +77,7 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
   auto& mark_ = live_;
   auto& changed_ = next_live_;
   for (uint32_t k = 0; k < nt; ++k) {
-    share_[k] = remaining_[k] / unfrozen_[k];
+    share_[k] = std::max(remaining_[k] / unfrozen_[k], floor_[k]);
     heap_.push_back({share_[k], k});
   }
   std::make_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
@@ -100,6 +103,9 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
         hit_.push_back(e.second);
       }
     }
+    // A flow on several links of the round is frozen by the one of lowest id (its bottleneck
+    // in the trace), whatever order the links were touched in: the same for any active subset.
+    std::sort(hit_.begin(), hit_.end(), [&](uint32_t a, uint32_t b) { return touched_[a] < touched_[b]; });
     ++epoch;  // marks below: links whose share changed this round
     changed_.clear();
     for (uint32_t k : hit_) {
@@ -113,6 +119,7 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
           const uint32_t pk = link_pos_[s.flow_links[j]];
           remaining_[pk] -= m;
           unfrozen_[pk] -= 1;
+          floor_[pk] = m;
           if (mark_[pk] != epoch) {
             mark_[pk] = epoch;
             changed_.push_back(pk);
@@ -122,12 +129,27 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
     }
     for (uint32_t pk : changed_) {
       if (unfrozen_[pk] <= 0) continue;
-      share_[pk] = remaining_[pk] / unfrozen_[pk];
+      share_[pk] = std::max(remaining_[pk] / unfrozen_[pk], floor_[pk]);
       heap_.push_back({share_[pk], pk});
       std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
     }
   }
   for (uint32_t l : touched_) link_pos_[l] = kNone;  // reset only what we touched
+}
+
+void MaxMinSolver::subtract_fixed(const FlowSet& s, std::span<const uint32_t> fixed, const std::vector<double>& rates) {
+  if (fixed.empty()) return;
+  constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+  // In the order a solve over every flow would have frozen them: by rate, one at a time.
+  sorted_fixed_.assign(fixed.begin(), fixed.end());
+  std::sort(sorted_fixed_.begin(), sorted_fixed_.end(), [&](uint32_t a, uint32_t b) { return rates[a] < rates[b]; });
+  for (uint32_t f : sorted_fixed_)
+    for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i) {
+      const uint32_t pk = link_pos_[s.flow_links[i]];
+      if (pk == kNone) continue;
+      remaining_[pk] -= rates[f];
+      floor_[pk] = rates[f];
+    }
 }
 
 namespace {
@@ -210,11 +232,19 @@ class Tracer {
 };
 
 // The active flows on each link, kept as flows arrive and depart, so that an event re-solves
-// only the flows it can affect: the connected component(s), through shared links, of the
-// flows that arrived and of the links that departing flows left. Max-min rates of one
-// component do not depend on any other (progressive filling freezes a component's links at
-// its own shares, and every flow frozen in one round is subtracted at the same rate), so the
-// rates are bit for bit those of a solve over every active flow.
+// only the flows whose rates it can change; the rates stay bit for bit those of a solve over
+// every active flow (MaxMinSolver::solve's steps, maxmin.hpp):
+// - Arrivals: the connected component(s), through shared links, of the flows that arrived and
+//   of the links that departing flows left. Progressive filling on one component never reads
+//   another's links (a round subtracts its level only on the links of the flows it freezes,
+//   and a link's floor is its own last level), so other components keep their rates.
+// - Departures only (r = the slowest departed flow's rate): rates come out in non-decreasing
+//   round order, and every round below r chose links the departed flows did not cross (their
+//   shares were above the level, and a departure only raises them), so a solve without the
+//   departed flows repeats those rounds exactly: every flow slower than r keeps its rate. The
+//   flows at r or above that share links with the departed ones, directly or through other
+//   such flows, are re-solved; the slower flows on their links are passed as fixed, and the
+//   solver subtracts them by rate, one at a time, as those early rounds did.
 class LinkFlows {
  public:
   explicit LinkFlows(const FlowSet& s)
@@ -231,7 +261,9 @@ class LinkFlows {
     }
     seed_flows_.push_back(f);
   }
-  void remove(uint32_t f) {
+  // `rate`: the flow's rate until it departed.
+  void remove(uint32_t f, double rate) {
+    departed_rate_ = std::min(departed_rate_, rate);
     for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) {
       const uint32_t l = s_.flow_links[i];
       auto& v = on_link_[l];
@@ -242,22 +274,35 @@ class LinkFlows {
       seed_links_.push_back(l);
     }
   }
-  // The active flows that the arrivals and departures since the last call can affect.
-  const std::vector<uint32_t>& affected() {
+  // The active flows that the arrivals and departures since the last call can affect, given
+  // the active flows' current rates; fixed() is then the slower flows on their links.
+  const std::vector<uint32_t>& affected(const std::vector<double>& rates) {
     ++epoch_;
     out_.clear();
+    fixed_.clear();
     stack_.clear();
+    const double below = seed_flows_.empty() ? departed_rate_ : -std::numeric_limits<double>::infinity();
     for (uint32_t f : seed_flows_) visit_flow(f);
     for (uint32_t l : seed_links_) visit_link(l);
     while (!stack_.empty()) {
       const uint32_t l = stack_.back();
       stack_.pop_back();
-      for (uint32_t i : on_link_[l]) visit_flow(owner_[i]);
+      for (uint32_t i : on_link_[l]) {
+        const uint32_t f = owner_[i];
+        if (rates[f] >= below) {
+          visit_flow(f);
+        } else if (flow_seen_[f] != epoch_) {
+          flow_seen_[f] = epoch_;
+          fixed_.push_back(f);
+        }
+      }
     }
     seed_flows_.clear();
     seed_links_.clear();
+    departed_rate_ = std::numeric_limits<double>::infinity();
     return out_;
   }
+  const std::vector<uint32_t>& fixed() const { return fixed_; }
 
  private:
   void visit_link(uint32_t l) {
@@ -276,7 +321,8 @@ class LinkFlows {
   std::vector<uint32_t> pos_, owner_;           // by occurrence: slot in on_link_, flow
   std::vector<uint32_t> link_seen_, flow_seen_;
   uint32_t epoch_ = 0;
-  std::vector<uint32_t> seed_flows_, seed_links_, out_, stack_;
+  double departed_rate_ = std::numeric_limits<double>::infinity();
+  std::vector<uint32_t> seed_flows_, seed_links_, out_, fixed_, stack_;
 };
 
 }  // namespace
@@ -312,9 +358,11 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
       }
     }
     if (active.empty()) continue;
-    const auto& affected = lf.affected();
-    solver.solve(s, incremental ? std::span<const uint32_t>(affected) : std::span<const uint32_t>(active), rates);
+    const auto& affected = lf.affected(rates);
+    const std::span<const uint32_t> solved = incremental ? std::span<const uint32_t>(affected) : active;
+    solver.solve(s, solved, rates, incremental ? std::span<const uint32_t>(lf.fixed()) : std::span<const uint32_t>());
     ++c.solves;
+    c.flows_solved += solved.size();
     double dt = std::numeric_limits<double>::infinity();
     for (uint32_t f : active) dt = std::min(dt, rem[f] / rates[f]);
     // Rounding can leave a flow a few bytes below zero after a step that did not count it done;
@@ -333,7 +381,7 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
       if (done) {
         rem[f] = 0;
         c.finish_s[f] = t_next;
-        lf.remove(f);
+        lf.remove(f, r);
       } else {
         rem[f] -= moved;
         still.push_back(f);

@@ -8,6 +8,11 @@
 //     freezing order), unfrozen_l = number of unfrozen flows on l (as a double);
 //   m = min_l share_l; every link with share_l == m (exact floating-point equality: m is one of
 //   those same values) freezes all its unfrozen flows at rate m. Repeat until all are frozen.
+//   A link's share never falls below the rate that last froze a flow on it (share_l is
+//   max(remaining_l / unfrozen_l, that rate)): without it rounding can make a later round's
+//   minimum an ulp below an earlier one; with it the rates come out in non-decreasing order,
+//   which is what lets a departure re-solve only the flows at or above its rate (complete()).
+//   A flow on several links of one round is frozen by (attributed to) the lowest link id.
 //   At most #links rounds; each round costs O(live links + links of the flows it freezes).
 // A flow that lists no link (src == dst) gets rate +infinity. A flow must not list a link twice.
 #include <cstdint>
@@ -23,8 +28,13 @@ namespace floorsim::fabric {
 class MaxMinSolver {
  public:
   // Rates of the flows in `active` (indices into s); rates[f] is written for those only.
-  // `rates` is resized to s.flows() if smaller.
-  void solve(const FlowSet& s, std::span<const uint32_t> active, std::vector<double>& rates);
+  // `rates` is resized to s.flows() if smaller. `fixed`: flows outside `active` whose rates
+  // (in `rates`) are kept: on the links of `active` they are subtracted first, in the order a
+  // solve over both sets would have frozen them (by rate), so that when they are exactly the
+  // flows that solve freezes below the active flows' rates, the active flows' rates are bit
+  // for bit those of that solve.
+  void solve(const FlowSet& s, std::span<const uint32_t> active, std::vector<double>& rates,
+             std::span<const uint32_t> fixed = {});
   // All flows of s.
   void solve(const FlowSet& s, std::vector<double>& rates);
   uint32_t last_rounds() const { return rounds_; }
@@ -39,7 +49,10 @@ class MaxMinSolver {
   std::vector<uint32_t> touched_;      // link ids used by active flows
   std::vector<double> remaining_;      // by touched position
   std::vector<double> unfrozen_;       // by touched position (count, as double)
+  void subtract_fixed(const FlowSet& s, std::span<const uint32_t> fixed, const std::vector<double>& rates);
   std::vector<double> share_;          // by touched position
+  std::vector<double> floor_;          // by touched position: rate that last froze a flow there
+  std::vector<uint32_t> sorted_fixed_;
   std::vector<uint32_t> lf_off_, lf_flows_, lf_fill_;  // touched link -> active flows (CSR)
   std::vector<uint32_t> live_, next_live_, hit_;       // touched positions still in play
   std::vector<uint8_t> frozen_;        // by flow index
@@ -48,14 +61,21 @@ class MaxMinSolver {
 };
 
 // Completion times with arrivals (flow_start_s) and departures: rates re-solved at each
-// arrival and departure, for the flows the event can affect (those sharing links, directly or
-// through other flows, with the flows that arrived or departed). Flows finishing within 1e-12 relative of the same instant
-// depart together.
+// arrival and departure, for the flows the event can affect: after an arrival, those sharing
+// links (directly or through other flows) with the flows that arrived or departed; after
+// departures only, those at or above the slowest departed flow's rate that share links with
+// the departed flows through such flows (slower flows keep their rates; see LinkFlows in
+// maxmin.cpp). The rates are bit for bit those of a solve over every active flow, so both
+// take the same events.
+// Tie rule: a step lasts dt = min over active flows of remaining_bytes / rate (or up to the
+// next arrival, then nobody departs); every flow with remaining_bytes / rate <= dt * (1 + 1e-12)
+// departs at the step's end, in one event.
 struct Completion {
   std::vector<double> finish_s;         // by flow
   std::vector<double> link_bytes;       // bytes carried per link over the whole run
   double first_s = 0, makespan_s = 0;   // first arrival, last departure
   uint32_t solves = 0;
+  uint64_t flows_solved = 0;            // flows re-solved, summed over the solves
 };
 // One link's load, constant between two solver events (an arrival or departure that changed it).
 struct LinkSegment {
@@ -73,8 +93,8 @@ struct CompletionTrace {
   std::vector<double> link_saturated_s;       // by link: time it was full (a bottleneck)
   std::vector<uint32_t> flow_bottleneck;      // by flow: the link that limited it longest
 };
-// incremental = false re-solves every active flow at each event (the reference the
-// incremental path is tested against: same rates, bit for bit).
+// incremental = false re-solves every active flow from scratch at each event (the reference
+// the incremental path is tested against: same rates, events and outputs, bit for bit).
 Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* trace = nullptr, bool incremental = true);
 
 // Summary of completion durations (finish - start): p99 is nearest-rank.
