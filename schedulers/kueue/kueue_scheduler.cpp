@@ -29,9 +29,11 @@
 
 #include "schedulers/common/placement.hpp"
 #include "schedulers/kueue/core.hpp"
+#include "schedulers/kueue/flavor_nodes.hpp"
 #include "schedulers/kueue/manifest.hpp"
 #include "schedulers/kueue/manifest_model.hpp"
 #include "schedulers/kueue/podsets_config.hpp"
+#include "schedulers/kueue/provisioning.hpp"
 #include "schedulers/kueue/tas_place.hpp"
 #include "sim/core/error.hpp"
 
@@ -41,14 +43,14 @@ namespace {
 enum Code : uint16_t {
   kNone = 0, kNoFit, kNoCandidates, kPendingPreemption, kSkipped, kNoNodes, kInactive, kNoLocalQueue,
   kResourceQuotaExceeded, kBackoff, kDeactivated, kBlockedByPodsReady, kNeverFits, kLocalQueueStopped,
-  kNamespaceNotSelected, kProvisioning, kTopologyNotFit, kCodes
+  kNamespaceNotSelected, kProvisioning, kTopologyNotFit, kProvisioningRetry, kProvisioningRejected, kCodes
 };
 constexpr const char* kCodeNames[kCodes] = {"None", "NoFit", "NoCandidates", "PendingPreemption",
                                             "FailedAfterNomination", "NoNodes", "InactiveClusterQueue",
                                             "NoLocalQueue", "ResourceQuotaExceeded", "PodsReadyBackoff",
                                             "Deactivated", "WaitForPodsReadyBlocked", "NeverFitsCluster",
                                             "LocalQueueStopped", "NamespaceNotSelected", "Provisioning",
-                                            "TopologyNotFit"};
+                                            "TopologyNotFit", "ProvisioningRetry", "ProvisioningRejected"};
 
 struct PodsReady {  // waitForPodsReady (spec §8, kueue apis/config/v1beta2/defaults.go)
   bool enable = true;
@@ -142,44 +144,29 @@ class KueueScheduler final : public Scheduler {
       if (std::find(ns_names_.begin(), ns_names_.end(), ns) == ns_names_.end())
         warnings_.push_back("ResourceQuota in namespace " + ns + ": no LocalQueue the jobs map to is in it");
     core_.set_local_queue_weights(std::move(weights));
-    // Flavors onto node sets (the ResourceFlavor's nodeLabels become a pod nodeSelector in
-    // Kueue; nodes carry no labels here, so the scenario names each flavor's nodes by prefix).
+    // Flavors onto node sets: nodeLabels over the cluster's node labels, or flavor_nodes.
     const Model& m = core_.model();
-    flavor_mask_.assign(m.flavors, {});
-    for (const auto& [fl, prefix_j] : p.at("flavor_nodes").items()) {
-      const std::string ptr = "/scheduler/flavor_nodes/" + fl;
-      auto it = std::find(m.flavor_names.begin(), m.flavor_names.end(), fl);
-      if (it == m.flavor_names.end())
-        throw InputError(ctx.scenario_file, ptr, "flavor " + fl + " is not in the manifests; expected a ResourceFlavor name");
-      const std::string prefix = prefix_j.get<std::string>();
-      auto& mask = flavor_mask_[static_cast<size_t>(it - m.flavor_names.begin())];
-      mask.assign(ctx.cluster.nodes(), 0);
-      size_t hits = 0;
-      for (size_t nd = 0; nd < ctx.cluster.nodes(); ++nd)
-        if (ctx.cluster.node_names[nd].rfind(prefix, 0) == 0) mask[nd] = 1, ++hits;
-      if (hits == 0)
-        throw InputError(ctx.scenario_file, ptr, "no node name starts with \"" + prefix + "\"; expected a node name prefix");
-    }
+    flavor_mask_ = flavor_node_masks(built.flavors, m.flavor_names, p.at("flavor_nodes"), ctx.cluster,
+                                     ctx.scenario_file, warnings_);
     flavor_.assign(n, -1);
     ann_ = read_job_annotations(p.at("job_annotations"), strings, ctx.scenario_file, warnings_);
     tas_ = TasPlacer(built, ctx.cluster, ctx.fabric_tree, warnings_);
     tas_.warn_unplaceable(ann_, strings, warnings_);
     read_podsets(p, ctx);
-    prov_ready_.assign(n, 0);
-    prov_delay_s_ = p.at("provisioning_request").at("delay_s").get<double>();
-    cq_provisioning_ = built.cq_provisioning;
-    if (tas_.any() && prov_delay_s_ > 0 && !cq_provisioning_.empty())
-      warnings_.push_back("provisioning_request.delay_s does not delay workloads admitted to a TAS flavor: their pods are "
-                          "placed by the topology assignment at admission");
-    if (!admit_then_place_ && prov_delay_s_ > 0 && !cq_provisioning_.empty())
-      warnings_.push_back("provisioning_request.delay_s applies with placement admit_then_place only; with "
+    const auto& pr = p.at("provisioning_request");
+    const double prov_delay_s = pr.at("delay_s").get<double>();
+    prov_ = Provisioner(built.cq_provisioning, prov_delay_s, pr.at("failure_probability").get<double>(), ctx.seed, n);
+    gpu_resource_ = p.at("gpu_resource").get<std::string>();
+    for (const auto& [res, q] : p.at("requests_per_job").items())
+      if (request_quantity(q) > 0) res_per_job_.push_back(res);
+    for (const auto& [res, q] : p.at("requests_per_gpu").items())
+      if (request_quantity(q) > 0) res_per_gpu_.push_back(res);
+    if (tas_.any() && prov_delay_s > 0 && prov_.any())
+      warnings_.push_back("provisioning_request does not delay workloads admitted to a TAS flavor: their pods are "
+                          "placed by the topology assignment at admission (the check passes at once)");
+    if (!admit_then_place_ && prov_delay_s > 0 && prov_.any())
+      warnings_.push_back("provisioning_request applies with placement admit_then_place only; with "
                           "place_at_admission the ProvisioningRequest checks pass at once");
-    // nodeLabels stand for a node pool; nodes carry no labels, so only flavor_nodes places them.
-    for (const auto& f : built.flavors)
-      if (!f.node_labels.empty() && !p.at("flavor_nodes").contains(f.name))
-        warnings_.push_back(f.pos.file + ":" + f.pos.where() + ": ResourceFlavor " + f.name +
-                            " spec.nodeLabels are not matched to nodes (nodes carry no labels); its pods may run on any "
-                            "node (map it to a node name prefix with scheduler.flavor_nodes)");
   }
 
   std::string_view name() const override { return "kueue"; }
@@ -220,7 +207,7 @@ class KueueScheduler final : public Scheduler {
       if (!v.eligible(j) || requeue_at_[j] > v.now) {
         next_eligible = std::min(next_eligible, std::max(v.runs[j].eligible_s, requeue_at_[j]));
         deferred_[w++] = j;
-        if (requeue_at_[j] > v.now) out.set_reason(j, kBackoff);
+        if (requeue_at_[j] > v.now) out.set_reason(j, prov_.retrying(j) ? kProvisioningRetry : kBackoff);
         continue;
       }
       if (job_cq_[j] == kNoNode) {
@@ -247,6 +234,7 @@ class KueueScheduler final : public Scheduler {
     // workloads set aside for want of nodes are worth another try.
     if (v.cluster.total_free_gpus > last_free_gpus_) core_.retry_waiting_for_nodes();
     place_unplaced();
+    enqueue_ready(v);  // requeued by a failed provisioning attempt with no backoff: in this cycle
     records_.clear();
     if (wfpr_.enable && wfpr_.block_admission && !unplaced_.empty()) {
       ++blocked_passes_;  // blockAdmission: nothing more until the admitted ones run
@@ -263,6 +251,7 @@ class KueueScheduler final : public Scheduler {
             continue;
           }
           // Admitted but its pods never ran: it stops at once and is requeued as it was.
+          prov_.cancel(e.victim, v.now);
           drop_unplaced(e.victim);
           drop_pods(e.victim);
           core_.release(e.victim, v.now);
@@ -366,15 +355,20 @@ class KueueScheduler final : public Scheduler {
   std::string_view reason_name(uint16_t code) const override { return code < kCodes ? kCodeNames[code] : "Other"; }
 
   std::vector<std::string> extra_columns() const override {
-    std::vector<std::string> c{"cluster_queue", "local_queue", "pods_ready_timeouts"};
-    if (partial_) c.push_back("admitted_gpus");  // GPUs at the latest admission (partial admission)
-    return c;
+    std::vector<std::string> cols = {"cluster_queue", "local_queue", "pods_ready_timeouts"};
+    if (partial_) cols.push_back("admitted_gpus");  // GPUs at the latest admission (partial admission)
+    if (prov_.any()) cols.insert(cols.end(), {"provisioning_attempts", "provisioning_failures", "provisioning_wait_s"});
+    return cols;
   }
   void extra_values(JobIdx j, std::vector<std::string>& out) const override {
     out.push_back(job_cq_[j] == kNoNode ? "" : core_.model().tree.name(job_cq_[j]));
     out.push_back(lq_names_[job_lq_[j]]);
     out.push_back(std::to_string(pr_count_[j]));  // waitForPodsReady evictions (not engine requeues)
     if (partial_) out.push_back(started_pass_[j] ? std::to_string(gpus_[j]) : "");
+    if (!prov_.any()) return;
+    out.push_back(std::to_string(prov_.attempts(j)));
+    out.push_back(std::to_string(prov_.failures(j)));
+    out.push_back(fmt::format("{:g}", prov_.wait_s(j)));
   }
 
   nlohmann::json report(const Snapshot&) const override {
@@ -413,6 +407,7 @@ class KueueScheduler final : public Scheduler {
     }
     r["namespaces"] = rq;
     if (partial_) r["partial_admissions"] = partial_admissions_;
+    if (prov_.any()) r["provisioning_request"] = provisioning_report();
     if (tas_placed_ || tas_not_fit_) r["topology_aware"] = {{"placed", tas_placed_}, {"not_fit_attempts", tas_not_fit_}};
     r["warnings"] = warnings_;
     return r;
@@ -612,12 +607,12 @@ class KueueScheduler final : public Scheduler {
     }
     // Admission: quota is reserved whatever happens to the pods.
     admitted_s_[key] = view_->now;
-    // A ProvisioningRequest admission check: the pods are created once the nodes are
-    // provisioned, `delay_s` after the quota reservation; waitForPodsReady counts from then.
-    if (prov_delay_s_ > 0 && cq_provisioning_.count(core_.model().tree.name(job_cq_[key]))) {
-      admitted_s_[key] = prov_ready_[key] = view_->now + prov_delay_s_;
+    // A ProvisioningRequest admission check holds the quota while the nodes are provisioned;
+    // the pods are created when it passes; waitForPodsReady counts from then.
+    if (prov_.start(key, core_.model().tree.name(job_cq_[key]), requested_resources(view_->jobs[key]), view_->now)) {
+      admitted_s_[key] = prov_.ready_at(key);
       pod_reason_[key] = kProvisioning;
-      out_->wake_at(prov_ready_[key]);
+      out_->wake_at(prov_.ready_at(key));
       unplaced_.push_back(key);
       return true;
     }
@@ -667,9 +662,12 @@ class KueueScheduler final : public Scheduler {
     for (size_t i = 0; i < unplaced_.size(); ++i) {
       const JobIdx j = unplaced_[i];
       if (view_->runs[j].state != JobState::Pending) continue;
-      if (prov_ready_[j] > now) {  // still provisioning
-        unplaced_[w++] = j;
-        continue;
+      if (prov_.holding(j)) {
+        if (prov_.ready_at(j) > now) {  // still provisioning
+          unplaced_[w++] = j;
+          continue;
+        }
+        if (!provisioning_passed(j, now)) continue;  // failed: quota released, requeued or deactivated
       }
       if (create_pods(j) && place_nodes(j)) continue;
       if (pods_[j]) {
@@ -683,6 +681,47 @@ class KueueScheduler final : public Scheduler {
       unplaced_[w++] = j;
     }
     unplaced_.resize(w);
+  }
+
+  // The resources a job requests, by name (ProvisioningRequestConfig managedResources).
+  std::vector<std::string> requested_resources(const JobSpec& js) const {
+    std::vector<std::string> out = res_per_job_;
+    if (js.gpus > 0) {
+      if (!gpu_resource_.empty()) out.push_back(gpu_resource_);
+      out.insert(out.end(), res_per_gpu_.begin(), res_per_gpu_.end());
+    }
+    if (charge_cpu_ && js.cpus > 0) out.push_back("cpu");
+    return out;
+  }
+  // A provisioning attempt ended: passed (true), or failed (Kueue's provisioning controller):
+  // the quota is released and the workload requeued after the retry backoff (check Retry), or,
+  // past backoffLimitCount, deactivated (check Rejected). Its queue timestamp is kept.
+  bool provisioning_passed(JobIdx j, SimTime now) {
+    const Provisioner::Done d = prov_.finish(j, now);
+    if (d.passed) return true;
+    core_.release(j, now);
+    if (!d.next.retry) {
+      deactivated_[j] = 1;
+      out_->set_reason(j, kProvisioningRejected);
+      return false;
+    }
+    requeue_at_[j] = now + d.next.backoff_s;
+    deferred_.push_back(j);
+    if (d.next.backoff_s > 0) out_->wake_at(requeue_at_[j]);  // 0: enqueued in this pass (a wake at now is none)
+    out_->set_reason(j, kProvisioningRetry);
+    return false;
+  }
+  nlohmann::json provisioning_report() const {
+    uint64_t attempts = 0, failures = 0, held = 0;
+    double wait = 0;
+    for (size_t j = 0; j < gpus_.size(); ++j) {
+      attempts += prov_.attempts(static_cast<uint32_t>(j));
+      failures += prov_.failures(static_cast<uint32_t>(j));
+      wait += prov_.wait_s(static_cast<uint32_t>(j));
+      held += prov_.attempts(static_cast<uint32_t>(j)) > 0;
+    }
+    return {{"attempts", attempts}, {"failures", failures}, {"rejected", prov_.rejected()},
+            {"workloads_provisioned", held}, {"total_wait_s", wait}};
   }
 
   // waitForPodsReady timeout (spec §8, pkg/workload UpdateRequeueState): evict, release the
@@ -785,9 +824,9 @@ class KueueScheduler final : public Scheduler {
   bool charge_cpu_;
   JobRequests job_req_;
   std::map<JobIdx, uint16_t> held_;
-  double prov_delay_s_ = 0;                 // provisioning_request.delay_s
-  std::set<std::string> cq_provisioning_;   // ClusterQueues with a ProvisioningRequest check
-  std::vector<double> prov_ready_;          // by job: when its provisioned nodes are ready
+  Provisioner prov_;                                 // ProvisioningRequest checks in flight
+  std::vector<std::string> res_per_job_, res_per_gpu_;  // resources every job / every GPU requests
+  std::string gpu_resource_;                            // what a job's GPUs are requested as
   std::vector<uint64_t> lq_untolerated_;  // by LocalQueue index: bit f = flavor f's taints not tolerated  // jobs whose LocalQueue never admits (stopPolicy, namespaceSelector)
   bool admit_then_place_;
   PodsReady wfpr_;

@@ -355,7 +355,7 @@ struct Ctx {
     const std::string kind = str(d, "kind", "", true);
     const bool kueue_api = api.rfind("kueue.x-k8s.io/", 0) == 0;
     static const char* kKueueKinds[] = {"ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "WorkloadPriorityClass",
-                                        "AdmissionCheck", "Topology"};
+                                        "AdmissionCheck", "Topology", "ProvisioningRequestConfig"};
     const bool read = (kueue_api && std::find(std::begin(kKueueKinds), std::end(kKueueKinds), kind) != std::end(kKueueKinds)) ||
                       (kind == "ResourceQuota" && api == "v1") || (kind == "Queue" && api.rfind("scheduling.run.ai/", 0) == 0);
     if (!read) {  // named, not read: its fields are not checked (a Job may have generateName only)
@@ -475,6 +475,8 @@ struct Ctx {
       out.admission_checks.push_back(std::move(a));
     } else if (kind == "Topology" && kueue_api) {
       topology(d, name);
+    } else if (kind == "ProvisioningRequestConfig" && kueue_api) {
+      provisioning_config(d, name);
     } else {
       out.warnings.push_back(file + ":" + std::to_string(line(d)) + ": kind " + kind + " (" + api + ") " + not_scheduled(kind, api));
     }
@@ -503,6 +505,47 @@ struct Ctx {
       t.levels.push_back(label);
     }
     out.topologies.push_back(std::move(t));
+  }
+
+  // ProvisioningRequestConfig: managedResources and retryStrategy are modelled (the check as
+  // a delay with a failure probability, scheduler.provisioning_request); the rest is named.
+  void provisioning_config(const YAML::Node& d, const std::string& name) {
+    ProvisioningConfigObj c;
+    c.name = name;
+    c.pos = {file, line(d)};
+    if (YAML::Node spec = map(d, "spec", "ProvisioningRequestConfig"); spec && !spec.IsNull()) {
+      fields(spec, "spec", {"provisioningClassName", "parameters", "managedResources", "retryStrategy", "podSetUpdates",
+                            "podSetMergePolicy"});
+      c.class_name = str(spec, "provisioningClassName", "spec", false);
+      if (!c.class_name.empty())
+        out.warnings.push_back(file + ":" + std::to_string(line(spec["provisioningClassName"])) +
+                               ": spec.provisioningClassName " + c.class_name +
+                               " is not modelled; every class is a delay (scheduler.provisioning_request.delay_s) that "
+                               "fails with probability failure_probability, on the nodes already in the cluster");
+      not_modelled(spec, "parameters", "spec", "the class parameters change nothing");
+      not_modelled(spec, "podSetUpdates", "spec", "no nodeSelector is added to the pods");
+      not_modelled(spec, "podSetMergePolicy", "spec", "a workload has one PodSet");
+      if (YAML::Node mr = seq(spec, "managedResources", "spec"); mr)
+        for (const auto& r : mr) {
+          if (!r.IsScalar()) fail(r, "spec.managedResources entries must be resource names");
+          c.managed_resources.push_back(r.as<std::string>());
+        }
+      if (YAML::Node rs = map(spec, "retryStrategy", "spec"); rs && !rs.IsNull()) {
+        fields(rs, "spec.retryStrategy", {"backoffLimitCount", "backoffBaseSeconds", "backoffMaxSeconds"});
+        auto count = [&](const char* key, double& v) {
+          if (!rs[key] || rs[key].IsNull()) return;
+          const int32_t x = integer(rs[key], std::string("spec.retryStrategy.") + key);
+          if (x < 0) fail(rs[key], std::string("spec.retryStrategy.") + key + " is negative; expected an integer >= 0");
+          v = x;
+        };
+        double limit = c.backoff_limit_count;
+        count("backoffLimitCount", limit);
+        count("backoffBaseSeconds", c.backoff_base_s);
+        count("backoffMaxSeconds", c.backoff_max_s);
+        c.backoff_limit_count = static_cast<int32_t>(limit);
+      }
+    }
+    out.provisioning_configs.push_back(std::move(c));
   }
 };
 

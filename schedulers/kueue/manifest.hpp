@@ -112,6 +112,16 @@ struct AdmissionCheckObj {
   SourcePos pos;
 };
 
+// kueue.x-k8s.io ProvisioningRequestConfig (apis/kueue/v1beta2/provisioningrequestconfig_types.go):
+// the resources it manages (empty = all) and its retryStrategy, defaulted as the API does.
+struct ProvisioningConfigObj {
+  std::string name, class_name;
+  std::vector<std::string> managed_resources;
+  int32_t backoff_limit_count = 3;
+  double backoff_base_s = 60, backoff_max_s = 1800;
+  SourcePos pos;
+};
+
 // kueue.x-k8s.io Topology: node label keys of the hierarchy, top first (spec.levels[].nodeLabel).
 struct TopologyObj {
   std::string name;
@@ -129,6 +139,7 @@ struct Manifests {
   std::vector<KaiQueueObj> kai_queues;
   std::vector<AdmissionCheckObj> admission_checks;
   std::vector<TopologyObj> topologies;
+  std::vector<ProvisioningConfigObj> provisioning_configs;
   std::vector<std::string> warnings;  // "file:line: unknown field spec.foo (ignored)"
 };
 

@@ -22,7 +22,7 @@ Policy policy_of(const std::string& s) {
 // A ClusterQueue's admission checks (admissionchecks docs): one naming no AdmissionCheck makes
 // the ClusterQueue inactive, as in Kueue; the controllers themselves are not simulated.
 bool admission_checks_ok(const Manifests& mf, const ClusterQueueObj& cq, std::vector<std::string>& warnings,
-                         std::set<std::string>& provisioning) {
+                         std::map<std::string, ProvisioningCheck>& provisioning) {
   bool ok = true;
   const std::string at = cq.pos.file + ":" + cq.pos.where() + ": ClusterQueue " + cq.name;
   for (const auto& name : cq.admission_checks) {
@@ -34,10 +34,21 @@ bool admission_checks_ok(const Manifests& mf, const ClusterQueueObj& cq, std::ve
     } else if (it->controller == "kueue.x-k8s.io/multikueue") {
       warnings.push_back(at + ": AdmissionCheck " + name + " (MultiKueue) is not modelled; workloads run on this cluster's nodes");
     } else if (it->controller == "kueue.x-k8s.io/provisioning-request") {
-      warnings.push_back(at + ": AdmissionCheck " + name + " (ProvisioningRequest): provisioning is modelled as a delay "
-                              "(scheduler.provisioning_request.delay_s, default 0: the check passes at once) on the "
-                              "nodes already in the cluster; its ProvisioningRequestConfig is not modelled");
-      provisioning.insert(cq.name);
+      ProvisioningCheck pc;
+      if (std::string why = resolve_provisioning(mf, *it, pc); !why.empty()) {
+        warnings.push_back(at + ": AdmissionCheck " + name + " (ProvisioningRequest): " + why +
+                           "; the check is inactive, so is the ClusterQueue (as in Kueue)");
+        ok = false;
+      } else if (provisioning.count(cq.name)) {
+        warnings.push_back(at + ": AdmissionCheck " + name + " is a second ProvisioningRequest check; only " +
+                           provisioning.at(cq.name).check + " is modelled");
+      } else {
+        warnings.push_back(at + ": AdmissionCheck " + name + " (ProvisioningRequest): provisioning is modelled as a delay "
+                                "(scheduler.provisioning_request.delay_s, default 0: the check passes at once) that fails "
+                                "with probability failure_probability, on the nodes already in the cluster; retries follow "
+                                "ProvisioningRequestConfig " + pc.config + " retryStrategy");
+        provisioning.emplace(cq.name, pc);
+      }
     } else {
       warnings.push_back(at + ": AdmissionCheck " + name + " (controller " + it->controller +
                          ") is not modelled; the check is taken as passing at once");

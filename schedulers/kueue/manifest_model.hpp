@@ -9,6 +9,7 @@
 
 #include "schedulers/kueue/manifest.hpp"
 #include "schedulers/kueue/model.hpp"
+#include "schedulers/kueue/provisioning.hpp"
 
 namespace floorsim::kueue {
 
@@ -29,7 +30,7 @@ struct BuiltModel {
   std::map<std::string, double> lq_weight;      // "ns/name" -> fairSharing.weight
   std::map<std::string, Qty> ns_gpu_ceiling;    // namespace -> ResourceQuota hard GPUs
   std::map<std::string, std::string> lq_held;   // "ns/name" -> why its workloads are never admitted
-  std::set<std::string> cq_provisioning;        // ClusterQueues with a ProvisioningRequest admission check
+  std::map<std::string, ProvisioningCheck> cq_provisioning;  // ClusterQueue -> its ProvisioningRequest check
   std::vector<ResourceFlavorObj> flavors;       // by flavor id (declared ones; taints, tolerations, labels)
   std::map<std::string, TopologyObj> topologies;  // by name
 };

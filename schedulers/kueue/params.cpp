@@ -79,8 +79,16 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
   };
   auto prov = cfg::obj("kueue.provisioning_request",
                        "ProvisioningRequest admission checks (Kueue docs: Provisioning Admission Check)",
-                       {cfg::number("delay_s", 0, "from quota reservation to provisioned nodes; the pods are created then "
-                                                  "(0 = the check passes at once)").at_least(0).in_unit("s")});
+                       {cfg::number("delay_s", 0, "from quota reservation to the end of a provisioning attempt; the pods "
+                                                  "are created then (0 = the check passes at once)").at_least(0).in_unit("s"),
+                        cfg::number("failure_probability", 0, "chance an attempt fails (drawn from the scenario seed, per job "
+                                                              "and attempt); retries follow the ProvisioningRequestConfig's "
+                                                              "retryStrategy").at_least(0).at_most(1)});
+  prov->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
+    if (r.at("failure_probability").get<double>() > 0 && r.at("delay_s").get<double>() <= 0)
+      cfg::fail(file, cfg::child(ptr, "failure_probability"),
+                "a failing attempt needs time to fail; expected delay_s > 0 with failure_probability > 0");
+  };
   auto s = std::make_shared<cfg::ObjectSpec>();
   s->check = [](const cfg::json& r, const std::string& ptr, const std::string& file) {
     for (const char* key : {"requests_per_job", "requests_per_gpu"})
@@ -145,8 +153,8 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
                   "a job admitted with fewer pods: scaled = its work is conserved, runtime x requested / admitted pods "
                   "(a batch Job's completions stay fixed); unchanged = its trace runtime"),
       cfg::map_of("flavor_nodes", cfg::Type::String,
-                  "ResourceFlavor -> node name prefix: a workload assigned that flavor runs only on those nodes "
-                  "(flavors not listed: any node)").with_default(cfg::json::object()),
+                  "ResourceFlavor -> node name prefix: a workload assigned that flavor runs only on those nodes, "
+                  "whatever its nodeLabels (flavors not listed: the nodes their nodeLabels select, or any node)").with_default(cfg::json::object()),
       cfg::choice("placement", {"admit_then_place", "place_at_admission"}, "admit_then_place",
                   "admit_then_place: admission reserves quota and the pods then wait for nodes (Kueue); "
                   "place_at_admission: admit only when nodes are free now"),

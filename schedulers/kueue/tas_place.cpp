@@ -15,6 +15,18 @@ constexpr const char* kRequired = "kueue.x-k8s.io/podset-required-topology";
 constexpr const char* kPreferred = "kueue.x-k8s.io/podset-preferred-topology";
 constexpr const char* kUnconstrained = "kueue.x-k8s.io/podset-unconstrained-topology";
 constexpr const char* kMinParallelism = "kueue.x-k8s.io/job-min-parallelism";
+constexpr uint32_t kNoLeaf = UINT32_MAX;
+
+// By level: 1 when the cluster's node labels give it (some node carries that label key), so
+// the level's domains are the label's values; else it is laid onto the cluster's structure.
+std::vector<uint8_t> label_levels(const std::vector<std::string>& levels, const ClusterConfig& cluster) {
+  std::vector<uint8_t> out(levels.size(), 0);
+  if (!cluster.gives_labels()) return out;
+  for (size_t i = 0; i < levels.size(); ++i)
+    for (const auto& set : cluster.label_sets)
+      if (set.count(levels[i])) out[i] = 1;
+  return out;
+}
 }  // namespace
 
 std::vector<JobAnnotations> read_job_annotations(const cfg::json& block, const StringTable& strings,
@@ -86,31 +98,51 @@ TasPlacer::TasPlacer(const BuiltModel& b, const ClusterConfig& cluster,
     Snapshot s;
     s.host_leaves = tp.levels.back() == tas::kHostname;
     const size_t nl = tp.levels.size(), base = s.host_leaves ? 0 : 1;
+    const std::vector<uint8_t> by_label = label_levels(tp.levels, cluster);
     for (size_t i = 0; i < nl; ++i)
-      if (base + (nl - 1 - i) >= have)
+      if (!by_label[i] && base + (nl - 1 - i) >= have)
         warnings.push_back(fmt::format("{}:{}: Topology {} level {} is above the structure the scenario gives (nodes, "
                                        "leaves{}); taken as one domain, the whole cluster",
                                        tp.pos.file, tp.pos.line, tp.name, tp.levels[i], have > 2 ? ", fabric levels" : ""));
     std::vector<std::vector<std::string>> paths;
     std::map<std::vector<std::string>, uint32_t> leaf_of_path;
-    std::vector<uint32_t> leaf_of_node(nodes);
+    std::vector<uint32_t> leaf_of_node(nodes, kNoLeaf);
+    size_t unlabelled = 0;
     for (size_t n = 0; n < nodes; ++n) {
       std::vector<std::string> p(nl);
+      bool in_topology = true;
       for (size_t i = 0; i < nl; ++i) {
         const size_t j = base + (nl - 1 - i);
-        p[i] = j < have ? value_at(n, j) : "cluster";
+        if (by_label[i]) {  // the node's label, as Kueue reads the level (a node without it is not in the Topology)
+          auto l = cluster.labels(n).find(tp.levels[i]);
+          if (l != cluster.labels(n).end()) p[i] = l->second;
+          else if (tp.levels[i] == tas::kHostname) p[i] = cluster.node_names[n];
+          else in_topology = false;
+        } else {
+          p[i] = j < have ? value_at(n, j) : "cluster";
+        }
+      }
+      if (!in_topology) {
+        ++unlabelled;
+        continue;
       }
       auto [pos, fresh] = leaf_of_path.emplace(p, static_cast<uint32_t>(paths.size()));
       if (fresh) paths.push_back(p);
       leaf_of_node[n] = pos->second;
     }
     s.domains = tas::build(tp.name, tp.levels, paths);
+    if (unlabelled)
+      warnings.push_back(fmt::format("{}:{}: Topology {}: {} node(s) lack one of its level labels and are not in it "
+                                     "(workloads of its flavors never run there, as in Kueue)",
+                                     tp.pos.file, tp.pos.line, tp.name, unlabelled));
     s.leaf_off.assign(paths.size() + 1, 0);
-    for (uint32_t l : leaf_of_node) ++s.leaf_off[l + 1];
+    for (uint32_t l : leaf_of_node)
+      if (l != kNoLeaf) ++s.leaf_off[l + 1];
     for (size_t l = 0; l < paths.size(); ++l) s.leaf_off[l + 1] += s.leaf_off[l];
-    s.leaf_nodes.resize(nodes);
+    s.leaf_nodes.resize(nodes - unlabelled);
     std::vector<uint32_t> fill(s.leaf_off.begin(), s.leaf_off.end() - 1);
-    for (size_t n = 0; n < nodes; ++n) s.leaf_nodes[fill[leaf_of_node[n]]++] = static_cast<uint32_t>(n);
+    for (size_t n = 0; n < nodes; ++n)
+      if (leaf_of_node[n] != kNoLeaf) s.leaf_nodes[fill[leaf_of_node[n]]++] = static_cast<uint32_t>(n);
     by_flavor_[f] = static_cast<int>(snaps_.size());
     snaps_.push_back(std::move(s));
   }

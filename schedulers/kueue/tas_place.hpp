@@ -1,7 +1,8 @@
 #pragma once
 // Topology-Aware Scheduling over the simulator's cluster (Kueue docs:
-// concepts/topology_aware_scheduling). Nodes carry no labels, so a Topology's levels are laid
-// bottom up onto the structure the cluster already has, the one the slurm model's topology
+// concepts/topology_aware_scheduling). A level whose key the cluster's node labels give takes
+// its domains from the labels (nodes without it are not in the Topology); the other levels are
+// laid bottom up onto the structure the cluster already has, the one the slurm model's topology
 // uses too: kubernetes.io/hostname = a node; the next level up = the node's leaf (rack or
 // block: cluster.nodes_per_leaf, node_groups, slurm.conf topology, a fabric's edge switch);
 // above it, the scenario fabric's switch levels; any level above those = the whole cluster

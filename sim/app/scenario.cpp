@@ -20,6 +20,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 #include "sim/core/json_errors.hpp"
+#include "sim/core/node_labels.hpp"
 #include "traces/synthetic.hpp"
 #include "traces/trace.hpp"
 #include "traces/window.hpp"
@@ -30,14 +31,32 @@ using namespace cfg;
 
 namespace {
 
+// Node labels: Kubernetes label syntax, checked where they are written.
+void check_labels(const json& r, const std::string& ptr, const std::string& file) {
+  for (const auto& [k, v] : r.at("labels").items()) {
+    const std::string at = child(child(ptr, "labels"), k);
+    if (std::string why = label_key_problem(k); !why.empty())
+      fail(file, at, "label key \"" + k + "\": " + why + "; expected a Kubernetes label key ([prefix/]name, the name up to 63 letters, digits, '-', '_', '.'), such as node.kubernetes.io/instance-type");
+    if (std::string why = label_value_problem(v.get<std::string>()); !why.empty())
+      fail(file, at, "label value " + v.dump() + ": " + why + "; expected up to 63 letters, digits, '-', '_' or '.'");
+  }
+}
+
+Field labels_field(const char* doc) {
+  return map_of("labels", Type::String, doc).with_default(json::object());
+}
+
 std::shared_ptr<const ObjectSpec> node_group_spec() {
-  return obj("node_group", "a group of identical nodes",
+  auto s = obj("node_group", "a group of identical nodes",
              {string("prefix", nullptr, "node name prefix; nodes are named prefix001, prefix002, ...").must(),
               integer("count", nullptr, "number of nodes").at_least(1).at_most(1000000).must(),
               integer("gpus_per_node", nullptr, "GPUs per node (0 = CPU-only nodes)").at_least(0).at_most(4096).in_unit("gpus").must(),
               integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = the group is one leaf)").at_least(0),
               integer("cpus_per_node", 0, "CPUs per node, consumable (slurm.conf CPUs=; 0 = not given: CPUs never bind)").at_least(0).at_most(1048576),
-              integer("mem_per_node_mib", 0, "consumable memory per node (slurm.conf RealMemory= with SelectTypeParameters CR_*_Memory; 0 = not given: memory never binds)").at_least(0).at_most(2147483647).in_unit("MiB")});
+              integer("mem_per_node_mib", 0, "consumable memory per node (slurm.conf RealMemory= with SelectTypeParameters CR_*_Memory; 0 = not given: memory never binds)").at_least(0).at_most(2147483647).in_unit("MiB"),
+              labels_field("Kubernetes node labels of these nodes (over the cluster's labels), e.g. {\"cloud.google.com/gke-nodepool\": \"h100-pool\"}; kubernetes.io/hostname is the node name")});
+  s->check = check_labels;
+  return s;
 }
 
 std::shared_ptr<const ObjectSpec> cluster_spec() {
@@ -47,7 +66,9 @@ std::shared_ptr<const ObjectSpec> cluster_spec() {
                 string("node_prefix", "gpu", "node name prefix"),
                 integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = one leaf for all)").at_least(0),
                 integer("gpu_memory_mib", 81920, "memory of one GPU (the smallest, as KAI's minNodeGPUMemory): a job's gpu_memory_mib is a share of it").at_least(1).in_unit("MiB"),
+                labels_field("Kubernetes node labels of every node (e.g. {\"node.kubernetes.io/instance-type\": \"p5.48xlarge\"}); kubernetes.io/hostname is the node name"),
                 array_of("node_groups", node_group_spec(), "heterogeneous clusters: groups of nodes, in order")});
+  s->check = check_labels;
   return s;
 }
 
@@ -385,7 +406,40 @@ Scenario load_scenario_file(const std::string& path, Warnings* warnings) {
 
 namespace {
 
+ClusterConfig build_nodes(const json& c);
+
+// One label set per node group (the cluster's labels, the group's over them), or none at all
+// when neither gives a label.
+void add_labels(const json& c, ClusterConfig& out) {
+  const json none = json::object();
+  auto labels_of = [&](const json& o) -> const json& { return o.contains("labels") ? o["labels"] : none; };
+  const bool groups = c.contains("node_groups") && !c["node_groups"].empty();
+  bool any = !labels_of(c).empty();
+  if (groups)
+    for (const auto& g : c["node_groups"]) any = any || !labels_of(g).empty();
+  if (!any) return;
+  NodeLabels base;
+  for (const auto& [k, v] : labels_of(c).items()) base[k] = v.get<std::string>();
+  if (!groups) {
+    out.label_sets.push_back(base);
+    out.node_label_set.assign(out.nodes(), 0);
+    return;
+  }
+  for (const auto& g : c["node_groups"]) {
+    NodeLabels set = base;
+    for (const auto& [k, v] : labels_of(g).items()) set[k] = v.get<std::string>();
+    out.node_label_set.insert(out.node_label_set.end(), g["count"].get<size_t>(), static_cast<uint32_t>(out.label_sets.size()));
+    out.label_sets.push_back(std::move(set));
+  }
+}
+
 ClusterConfig build_cluster(const json& c) {
+  ClusterConfig out = build_nodes(c);
+  add_labels(c, out);
+  return out;
+}
+
+ClusterConfig build_nodes(const json& c) {
   ClusterConfig out;
   if (c.contains("node_groups") && !c["node_groups"].empty()) {
     uint32_t leaf_base = 0;
@@ -426,6 +480,7 @@ ClusterConfig cluster_of(const json& doc, json& r, const std::string& file, cons
   const json& given = doc.contains("cluster") && doc["cluster"].is_object() ? doc["cluster"] : json::object();
   if (std::none_of(std::begin(kNodeKeys), std::end(kNodeKeys), [&](const char* k) { return given.contains(k); })) {
     for (const char* k : kNodeKeys) r["cluster"].erase(k);
+    add_labels(r["cluster"], *files);  // cluster.labels: every node the files declare
     return *files;
   }
   ClusterConfig block = build_cluster(r["cluster"]);
@@ -441,6 +496,7 @@ ClusterConfig cluster_of(const json& doc, json& r, const std::string& file, cons
   if (!diff.empty())
     fail(file, "/cluster", diff + "; expected the same nodes and GPUs (leave \"cluster\" out to take the nodes from slurm.conf)");
   if (files->leaf_names.size() == 1) files->node_leaf = block.node_leaf, files->leaf_names = block.leaf_names;
+  files->label_sets = block.label_sets, files->node_label_set = block.node_label_set;  // same nodes, in order
   return *files;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/node_labels.hpp"
 #include "sim/core/types.hpp"
 
 namespace floorsim {
@@ -21,6 +22,10 @@ struct ClusterConfig {
   std::vector<uint32_t> node_leaf;      // leaf switch / block index per node
   std::vector<std::string> leaf_names;  // by leaf index
   int32_t gpus_per_nvlink_domain = 0;   // 0 = a node is its own NVLink domain
+  // Kubernetes node labels (scenario cluster.labels, node_groups[].labels): both empty when the
+  // scenario gives none; else one index per node into label_sets (a group's nodes share a set).
+  std::vector<NodeLabels> label_sets;
+  std::vector<uint32_t> node_label_set;
 
   size_t nodes() const { return node_names.size(); }
   int64_t total_gpus() const {
@@ -37,6 +42,11 @@ struct ClusterConfig {
     for (auto m : node_mem_bytes)
       if (m > 0) return true;
     return false;
+  }
+  bool gives_labels() const { return !node_label_set.empty(); }
+  const NodeLabels& labels(size_t n) const {
+    static const NodeLabels kNone;
+    return n < node_label_set.size() ? label_sets[node_label_set[n]] : kNone;
   }
   int32_t max_node_gpus() const {
     int32_t m = 0;
