@@ -12,7 +12,8 @@
 
 namespace floorsim::app {
 
-Impact analyse_impact(const Scenario& sc, const std::vector<std::string>& ids) {
+Impact analyse_impact(const Scenario& sc, const std::vector<std::string>& ids, Warnings* caller) {
+  WarningScope warnings(caller);
   if (sc.changes.empty()) throw InputError(sc.file, "/changes", "the scenario has no changes; expected at least one proposed change");
   std::vector<std::string> pick = ids;
   if (pick.empty())
@@ -29,6 +30,7 @@ Impact analyse_impact(const Scenario& sc, const std::vector<std::string>& ids) {
                         without.changes.end());
   RunOptions ro;
   ro.render_csv = false;
+  ro.warnings = &warnings.sink();
   const RunResult before = run_scenario(without, ro);
   ro.force_changes = pick;
   const RunResult after = run_scenario(sc, ro);
@@ -53,6 +55,7 @@ Impact analyse_impact(const Scenario& sc, const std::vector<std::string>& ids) {
     ci.p99_after_s = a["wait_s"]["p99"];
     im.classes.push_back(ci);
   }
+  warnings.done();
   return im;
 }
 

@@ -25,7 +25,8 @@ struct Impact {
 };
 
 // `ids` empty = every change. Throws InputError when an id is unknown or there are no changes.
-Impact analyse_impact(const Scenario& sc, const std::vector<std::string>& ids);
+// The model's warnings go to `warnings` (null: printed), once for both runs.
+Impact analyse_impact(const Scenario& sc, const std::vector<std::string>& ids, Warnings* warnings = nullptr);
 nlohmann::json to_json(const Impact& im);
 std::string impact_table(const Impact& im);
 

@@ -77,10 +77,12 @@ int verb_impact(const Args& args) {
   pos.add("scenario", 1);
   po::variables_map vm;
   if (!parse(args, "impact", kImpactDoc, opts, pos, vm)) return 0;
-  const app::Scenario sc = app::load_scenario_file(scenario);
+  Warnings warnings;  // printed once both runs are done: an error (no changes) stands alone
+  const app::Scenario sc = app::load_scenario_file(scenario, &warnings);
   std::optional<io::OutTarget> target;
   if (!out.empty()) target = io::check_output({out, io::OutKind::Directory, "impact", force, app::run_inputs(sc)});
-  const app::Impact im = app::analyse_impact(sc, ids);
+  const app::Impact im = app::analyse_impact(sc, ids, &warnings);
+  warnings.print();
   const auto j = app::to_json(im);
   if (target) {
     io::OutputDir dir(*target);

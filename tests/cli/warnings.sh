@@ -38,4 +38,9 @@ set +e
 "$FS" run "$T/bad.json" --out "$T/bad" 2> "$T/bad.err"; rc=$?
 set -e
 [ "$rc" -eq 2 ] && [ "$(wc -l < "$T/bad.err")" -eq 1 ] && has "nope" < "$T/bad.err" || fail "bad input: exit $rc, stderr: $(cat "$T/bad.err")"
+# impact loads the scenario (a warning), then finds no change to analyse: the error alone.
+set +e
+"$FS" impact "$SRC/examples/lint/run-warning/fail.json" > /dev/null 2> "$T/impact.err"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/impact.err")" -eq 1 ] && has "no changes" < "$T/impact.err" || fail "impact: exit $rc, stderr: $(cat "$T/impact.err")"
 echo "warnings.sh: run prints the Kueue model's 3 warnings; sweep prints each once (1 = 2 threads); lint reports run-warning; an error stands alone"

@@ -13,9 +13,12 @@
 #include "sim/app/scenario.hpp"
 #include "sim/core/engine.hpp"
 #include "sim/core/error.hpp"
+#include "tests/sim/test_util.hpp"
 
 using namespace floorsim;
 using namespace floorsim::kueue;
+using floorsim::testing::class_job;
+using floorsim::testing::node_names_of;
 
 namespace {
 
@@ -28,23 +31,6 @@ bool warned(const cfg::json& ws, const std::string& what) {
   for (const auto& w : ws)
     if (w.get<std::string>().find(what) != std::string::npos) return true;
   return false;
-}
-
-JobSpec job(Workload& w, int64_t id, const std::string& klass, SimTime submit, int32_t nodes, int32_t gpus) {
-  JobSpec j;
-  j.id = id;
-  j.submit_s = submit;
-  j.runtime_s = 1000;
-  j.nodes = nodes;
-  j.gpus = gpus;
-  j.klass = w.strings.intern(klass);
-  return j;
-}
-
-std::vector<std::string> nodes_of(const Engine& e, const ClusterConfig& c, JobIdx j) {
-  std::vector<std::string> out;
-  for (const auto& s : e.final_allocation(j)) out.push_back(c.node_names[s.node]);
-  return out;
 }
 
 // Two node pools by label: gpu001-002 in h100-pool, gpu003-004 in a100-pool.
@@ -215,8 +201,8 @@ ProvRun run_prov(const Workload& w, const ClusterConfig& c, double failure_proba
 
 TEST_CASE("kueue ProvisioningRequest in the engine: quota held while provisioning; retries, then rejected", "[kueue][provisioning]") {
   Workload w;
-  w.jobs.push_back(job(w, 1, "a", 0, 1, 8));
-  w.jobs.push_back(job(w, 2, "a", 0, 1, 8));
+  w.jobs.push_back(class_job(w, 1, "a", 0, 1, 8));
+  w.jobs.push_back(class_job(w, 2, "a", 0, 1, 8));
   const ClusterConfig c = uniform_cluster("gpu", 2, 8);
   SECTION("every attempt passes: each job starts delay_s after its quota reservation") {
     ProvRun r = run_prov(w, c, 0.0);
@@ -313,8 +299,8 @@ spec: {clusterQueue: cq}
   Workload w;
   // Domains in lexical order of their label values: a100-pool (gpu003, gpu004) first. Laid on
   // the structure instead (one leaf), fill would take gpu001 and train gpu002 + gpu003.
-  w.jobs.push_back(job(w, 1, "fill", 0, 1, 8));    // gpu003
-  w.jobs.push_back(job(w, 2, "train", 0, 2, 16));  // one node pool: h100-pool, the one with two free nodes
+  w.jobs.push_back(class_job(w, 1, "fill", 0, 1, 8));    // gpu003
+  w.jobs.push_back(class_job(w, 2, "train", 0, 2, 16));  // one node pool: h100-pool, the one with two free nodes
   const ClusterConfig c = pooled_cluster();
   cfg::json p = {{"type", "kueue"},
                  {"manifests", {"tas.yaml"}},
@@ -327,9 +313,9 @@ spec: {clusterQueue: cq}
   ec.check_invariants = true;
   Engine e(w, c, *s, ec);
   e.run();
-  CHECK(nodes_of(e, c, 0) == std::vector<std::string>{"gpu003"});
+  CHECK(node_names_of(e, c, 0) == std::vector<std::string>{"gpu003"});
   CHECK(e.runs()[1].start_s == 0);
-  CHECK(nodes_of(e, c, 1) == std::vector<std::string>{"gpu001", "gpu002"});
+  CHECK(node_names_of(e, c, 1) == std::vector<std::string>{"gpu001", "gpu002"});
   CHECK_FALSE(warned(s->report(e.snapshot())["warnings"], "above the structure"));
 }
 

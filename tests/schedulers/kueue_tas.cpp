@@ -118,10 +118,13 @@ TEST_CASE("kueue TAS: Kueue's findTopologyAssignment table (BestFit)", "[kueue][
 
 #include "schedulers/kueue/kueue_scheduler.hpp"
 #include "sim/core/engine.hpp"
+#include "tests/sim/test_util.hpp"
 
 namespace {
 
 using namespace floorsim;
+using floorsim::testing::class_job;
+using floorsim::testing::node_names_of;
 
 const char* kTasYaml = R"(apiVersion: kueue.x-k8s.io/v1beta2
 kind: Topology
@@ -152,23 +155,6 @@ metadata: {name: q, namespace: default}
 spec: {clusterQueue: cq}
 )";
 
-JobSpec tas_job(Workload& w, int64_t id, const std::string& klass, SimTime submit, int32_t nodes, int32_t gpus) {
-  JobSpec j;
-  j.id = id;
-  j.submit_s = submit;
-  j.runtime_s = 1000;
-  j.nodes = nodes;
-  j.gpus = gpus;
-  j.klass = w.strings.intern(klass);
-  return j;
-}
-
-std::vector<std::string> nodes_of(const Engine& e, const ClusterConfig& c, JobIdx j) {
-  std::vector<std::string> out;
-  for (const auto& s : e.final_allocation(j)) out.push_back(c.node_names[s.node]);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("kueue TAS in the engine: required rack keeps a gang in one leaf, or it waits", "[kueue][tas]") {
@@ -176,11 +162,11 @@ TEST_CASE("kueue TAS in the engine: required rack keeps a gang in one leaf, or i
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "tas.yaml") << kTasYaml;
   Workload w;
-  w.jobs.push_back(tas_job(w, 1, "fill", 0, 1, 8));    // implied unconstrained: the first node, gpu001
-  w.jobs.push_back(tas_job(w, 2, "train", 0, 2, 16));  // rack required: leaf2 (gpu003, gpu004), not gpu002+gpu003
+  w.jobs.push_back(class_job(w, 1, "fill", 0, 1, 8));    // implied unconstrained: the first node, gpu001
+  w.jobs.push_back(class_job(w, 2, "train", 0, 2, 16));  // rack required: leaf2 (gpu003, gpu004), not gpu002+gpu003
   w.jobs.back().runtime_s = 5000;
-  w.jobs.push_back(tas_job(w, 3, "train", 1, 2, 16));  // no rack has two free nodes until job 1 ends
-  w.jobs.push_back(tas_job(w, 4, "train", 2, 1, 8));   // one pod: gpu002
+  w.jobs.push_back(class_job(w, 3, "train", 1, 2, 16));  // no rack has two free nodes until job 1 ends
+  w.jobs.push_back(class_job(w, 4, "train", 2, 1, 8));   // one pod: gpu002
   const ClusterConfig c = uniform_cluster("gpu", 4, 8, 2);
   cfg::json p = {{"type", "kueue"},
                  {"manifests", {"tas.yaml"}},
@@ -193,14 +179,14 @@ TEST_CASE("kueue TAS in the engine: required rack keeps a gang in one leaf, or i
   ec.check_invariants = true;
   Engine e(w, c, *s, ec);
   e.run();
-  CHECK(nodes_of(e, c, 0) == std::vector<std::string>{"gpu001"});
+  CHECK(node_names_of(e, c, 0) == std::vector<std::string>{"gpu001"});
   CHECK(e.runs()[1].start_s == 0);
-  CHECK(nodes_of(e, c, 1) == std::vector<std::string>{"gpu003", "gpu004"});
+  CHECK(node_names_of(e, c, 1) == std::vector<std::string>{"gpu003", "gpu004"});
   CHECK(e.runs()[3].start_s == 2);
-  CHECK(nodes_of(e, c, 3) == std::vector<std::string>{"gpu002"});
+  CHECK(node_names_of(e, c, 3) == std::vector<std::string>{"gpu002"});
   // Job 3 waits (TopologyNotFit) until jobs 1 and 4 free leaf1 at 1000 and 1002.
   CHECK(e.runs()[2].start_s == 1002);
-  CHECK(nodes_of(e, c, 2) == std::vector<std::string>{"gpu001", "gpu002"});
+  CHECK(node_names_of(e, c, 2) == std::vector<std::string>{"gpu001", "gpu002"});
   const auto r = s->report(e.snapshot());
   CHECK(r["topology_aware"]["placed"] == 4);
   CHECK(r["topology_aware"]["not_fit_attempts"].get<int>() > 0);
@@ -215,7 +201,7 @@ TEST_CASE("kueue TAS: a topology request no flavor can take is named", "[kueue][
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "tas.yaml") << kTasYaml;
   Workload w;
-  w.jobs.push_back(tas_job(w, 1, "train", 0, 1, 8));
+  w.jobs.push_back(class_job(w, 1, "train", 0, 1, 8));
   const ClusterConfig c = uniform_cluster("gpu", 2, 8, 2);
   cfg::json p = {{"type", "kueue"},
                  {"manifests", {"tas.yaml"}},
@@ -239,8 +225,8 @@ TEST_CASE("kueue TAS in the engine: a job with a node count gets one pod per nod
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "tas.yaml") << kTasYaml;
   Workload w;
-  w.jobs.push_back(tas_job(w, 1, "train", 0, 2, 8));  // two pods of 4 GPUs: both would fit one node
-  w.jobs.push_back(tas_job(w, 2, "any", 0, 0, 12));   // nodes 0: twelve 1-GPU pods
+  w.jobs.push_back(class_job(w, 1, "train", 0, 2, 8));  // two pods of 4 GPUs: both would fit one node
+  w.jobs.push_back(class_job(w, 2, "any", 0, 0, 12));   // nodes 0: twelve 1-GPU pods
   const ClusterConfig c = uniform_cluster("gpu", 3, 8, 3);
   cfg::json p = {{"type", "kueue"},
                  {"manifests", {"tas.yaml"}},
@@ -265,10 +251,10 @@ TEST_CASE("kueue TAS in the engine: a job with a node count gets one pod per nod
     ec.check_invariants = true;
     Engine e(w, c, *s, ec);
     e.run();
-    CHECK(nodes_of(e, c, 0) == std::vector<std::string>{"gpu001", "gpu002"});
+    CHECK(node_names_of(e, c, 0) == std::vector<std::string>{"gpu001", "gpu002"});
     // Twelve 1-GPU pods, implied unconstrained: gpu003 (8 free) first, then the smallest node
     // that takes the last 4 (BestFit): gpu001.
     CHECK(e.runs()[1].start_s == 0);
-    CHECK(nodes_of(e, c, 1) == std::vector<std::string>{"gpu001", "gpu003"});
+    CHECK(node_names_of(e, c, 1) == std::vector<std::string>{"gpu001", "gpu003"});
   }
 }
