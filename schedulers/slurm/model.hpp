@@ -114,65 +114,11 @@ class SlurmModel final : public Scheduler {
       out.push_back(jsw_waited_s_[j] >= 0 ? fmt::format("{}", jsw_waited_s_[j]) : std::string());
     }
   }
-  nlohmann::json report(const Snapshot& fv) const override {
-    final_now_ = fv.now;
-    nlohmann::json j;
-    j["config"] = to_json(cfg_);
-    j["main_passes"] = main_passes_;
-    j["backfill_passes"] = bf_passes_;
-    j["backfill_starts"] = bf_starts_;
-    j["main_starts"] = main_starts_;
-    j["preemptions"] = preempts_;
-    nlohmann::json rs = nlohmann::json::object();
-    for (const auto& r : resv_) {
-      // Idle reserved GPU-seconds (the slurmdbd rollup's "unused"), split equally over the
-      // reservation's associations (slurmdbd's as_mysql_rollup.c); accounted up to the end of the run.
-      const double idle = r.idle_gpu_s + r.overlap(r.acc_s, std::max(r.acc_s, std::min(final_now_, r.deleted_s))) *
-                                             static_cast<double>(std::max<int64_t>(0, r.total_gpus - r.used_gpus));
-      nlohmann::json by = nlohmann::json::object();
-      for (const auto& a : r.assocs) by[a] = idle / static_cast<double>(r.assocs.size());
-      rs[r.name] = {{"reserved_gpus", r.total_gpus}, {"idle_gpu_s", idle}, {"idle_gpu_s_by_association", by}};
-      if (std::isfinite(r.deleted_s)) rs[r.name]["purged_at_s"] = r.deleted_s;
-    }
-    j["reservations"] = rs;
-    nlohmann::json fs = nlohmann::json::object();
-    ensure_fs();
-    for (const auto& a : assoc_)
-      if (a.is_user) fs[a.name + "@" + (a.parent == kNoIdx ? "" : assoc_[a.parent].name)] = a.fs;
-    j["fairshare"] = fs;
-    if (topo_mode_ != 0) j["topology"] = topo_report(fv.now);
-    if (!refused_by_.empty()) {
-      size_t n = 0;
-      for (const auto& [e, c] : refused_by_) n += c;
-      j["refused_at_submission"] = {{"jobs", n}, {"by_error", refused_by_}};
-    }
-    return j;
-  }
+  // metrics.json scheduler_report (model.cpp).
+  nlohmann::json report(const Snapshot& fv) const override;
 
-  void on_job_event(const JobEvent& ev, const Snapshot& v) override {
-    const JobIdx j = ev.job;
-    ++events_;
-    switch (ev.kind) {
-      case JobEvent::Kind::Started:
-        acc_from_[j] = ev.time_s;
-        if (topo_mode_ != 0) topo_started(j, ev.time_s, v);
-        break;
-      case JobEvent::Kind::Ended:
-      case JobEvent::Kind::Requeued:
-      case JobEvent::Kind::Suspended:
-        if (jresv_[j] != kNoIdx) resv_[jresv_[j]].last_end_s = std::max(resv_[jresv_[j]].last_end_s, ev.time_s);
-        if (acc_from_[j] >= 0) {
-          add_usage(v, j, ev.time_s - acc_from_[j], pend_assoc_, pend_qos_);
-          acc_from_[j] = -1;
-        }
-        if (cfg_.sched.completing_s > 0 && ev.kind != JobEvent::Kind::Suspended) hold_completing(v, j, ev.time_s);
-        // Queued again: attracted by its MAGNETIC reservation again, wherever it ran.
-        if (ev.kind != JobEvent::Kind::Ended && !jresv_at_.empty()) jresv_[j] = jresv_at_[j];
-        break;
-      default:
-        break;
-    }
-  }
+  // Accounting and reservation bookkeeping at job starts and ends (model.cpp).
+  void on_job_event(const JobEvent& ev, const Snapshot& v) override;
 
   void schedule(const Snapshot& v, Decisions& out) override;
   // COMPLETING (completing.cpp): GPUs of ended jobs held until the hand-off.
