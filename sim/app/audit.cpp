@@ -335,9 +335,11 @@ double parse_purge_after(const std::string& text, const std::string& what) {
   return std::stod(text.substr(0, digits)) * per;
 }
 
-void write_audit_pack(const Scenario& sc, const std::string& run_dir, const io::OutTarget& pack, const SacctOptions& o) {
+void write_audit_pack(const Scenario& sc, const std::string& run_dir, const io::OutTarget& pack, const SacctOptions& o,
+                      Warnings* warnings) {
   RunOptions ro;
   ro.keep_runs = true;
+  ro.warnings = warnings;
   const RunResult r = run_scenario(sc, ro);
   const std::filesystem::path jobs_csv = std::filesystem::path(run_dir) / "jobs.csv";
   if (std::filesystem::exists(jobs_csv) && io::read_file(jobs_csv) != r.jobs_csv)

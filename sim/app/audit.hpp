@@ -53,6 +53,8 @@ std::string policy_md(const nlohmann::json& policy);
 
 // Builds and writes the pack atomically. Throws InputError when the re-run disagrees with
 // RUN_DIR/jobs.csv.
-void write_audit_pack(const Scenario& sc, const std::string& run_dir, const io::OutTarget& pack, const SacctOptions& o = {});
+// `warnings`: the re-run model's (null: printed once it is built).
+void write_audit_pack(const Scenario& sc, const std::string& run_dir, const io::OutTarget& pack, const SacctOptions& o = {},
+                      Warnings* warnings = nullptr);
 
 }  // namespace floorsim::app

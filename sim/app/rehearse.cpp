@@ -426,15 +426,14 @@ std::pair<std::string, std::string> first_failure(const Verdict& v) {
   return {"", ""};
 }
 
-}  // namespace
-
-Growth search_growth(const json& doc, const std::string& file, const std::string& base_dir, Progress* progress) {
-  if (!has_synthetic(doc)) fail(file, "/workload/synthetic", "--growth needs a synthetic workload to scale; expected a \"synthetic\" block");
+Growth search_growth_runs(const json& doc, const std::string& file, const std::string& base_dir, Progress* progress,
+                          Warnings& warnings) {
   Growth g;
   RunOptions ro;
   ro.render_csv = false;
+  ro.warnings = &warnings;
   auto holds = [&](double f) {
-    Scenario sc = load_rehearsal(doc, file, base_dir, f);
+    Scenario sc = load_rehearsal(doc, file, base_dir, f, &warnings);
     sc.engine.keep_timeline = false;
     g.base_multiplier = sc.resolved["workload"]["synthetic"]["load_multiplier"].get<double>() / f;
     g.tolerance = sc.resolved["rehearse"]["growth_tolerance"];
@@ -449,7 +448,7 @@ Growth search_growth(const json& doc, const std::string& file, const std::string
     }
     return v.pass();
   };
-  const Scenario probe = load_scenario(doc, file, base_dir);
+  const Scenario probe = load_scenario(doc, file, base_dir, &warnings);
   const double max_growth = probe.resolved["rehearse"]["growth_max"];
   if (!holds(1.0)) return g;  // no headroom
   double lo = 1.0, hi = 2.0;
@@ -470,6 +469,17 @@ Growth search_growth(const json& doc, const std::string& file, const std::string
     else hi = mid;
   }
   g.max_ok = lo;
+  return g;
+}
+
+}  // namespace
+
+Growth search_growth(const json& doc, const std::string& file, const std::string& base_dir, Progress* progress,
+                     Warnings* warnings) {
+  if (!has_synthetic(doc)) fail(file, "/workload/synthetic", "--growth needs a synthetic workload to scale; expected a \"synthetic\" block");
+  WarningScope scope(warnings);
+  Growth g = search_growth_runs(doc, file, base_dir, progress, scope.sink());
+  scope.done();
   return g;
 }
 

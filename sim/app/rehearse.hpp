@@ -68,7 +68,9 @@ struct Growth {
 // until it is narrower than growth_tolerance. Deterministic. Throws InputError when the scenario
 // has no synthetic workload (nothing to grow).
 // `progress` (optional) shows each run of the search, and the jobs of the run under way.
-Growth search_growth(const json& doc, const std::string& file, const std::string& base_dir, Progress* progress = nullptr);
+// `warnings`: every run's, kept once (null: printed once the search is done).
+Growth search_growth(const json& doc, const std::string& file, const std::string& base_dir, Progress* progress = nullptr,
+                     Warnings* warnings = nullptr);
 
 std::string verdict_table(const Verdict& v);
 json to_json(const Verdict& v);

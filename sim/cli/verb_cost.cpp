@@ -13,6 +13,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 #include "sim/core/output_guard.hpp"
+#include "sim/core/warnings.hpp"
 
 namespace floorsim::cli {
 using nlohmann::json;
@@ -61,7 +62,7 @@ std::vector<json> read_lines(const std::string& path) {
 }
 
 app::cost::Observation observe(const std::string& input, const std::string& base_dir, const app::cost::Prices& prices,
-                               std::vector<io::OutInput>& inputs) {
+                               std::vector<io::OutInput>& inputs, Warnings& warnings) {
   namespace fs = std::filesystem;
   if (fs::is_directory(input) && fs::exists(fs::path(input) / "results.jsonl")) {
     const std::string f = (fs::path(input) / "results.jsonl").string();
@@ -72,14 +73,14 @@ app::cost::Observation observe(const std::string& input, const std::string& base
     const std::string resolved = (fs::path(input) / "scenario.resolved.json").string();
     const std::string mfile = (fs::path(input) / "metrics.json").string();
     const app::Scenario sc = app::load_scenario(app::parse_json_text(io::read_file(resolved), resolved), resolved,
-                                                base_dir.empty() ? "." : base_dir);
+                                                base_dir.empty() ? "." : base_dir, &warnings);
     const json m = app::parse_json_text(io::read_file(mfile), mfile);
     return app::cost::observe_run(m, sc.resolved, deadline_windows(sc), nullptr, prices, "run " + input);
   }
   // A scenario: with the capacity blocks had, and (when one may not be) without any.
   json doc = app::parse_json_text(io::read_file(input), input);
   const std::string dir = fs::path(input).parent_path().string();
-  const app::Scenario sc0 = app::load_scenario(doc, input, dir.empty() ? "." : dir);
+  const app::Scenario sc0 = app::load_scenario(doc, input, dir.empty() ? "." : dir, &warnings);
   auto more = app::run_inputs(sc0);
   inputs.insert(inputs.end(), more.begin(), more.end());
   const bool blocks = !sc0.resolved.value("capacity_blocks", json::array()).empty();
@@ -89,7 +90,8 @@ app::cost::Observation observe(const std::string& input, const std::string& base
       for (auto& b : d["capacity_blocks"]) b["unavailable_probability"] = p;
     app::RunOptions ro;
     ro.render_csv = false;
-    return app::run_scenario(app::load_scenario(d, input, dir.empty() ? "." : dir), ro).metrics;
+    ro.warnings = &warnings;
+    return app::run_scenario(app::load_scenario(d, input, dir.empty() ? "." : dir, &warnings), ro).metrics;
   };
   const json with = run_with(0.0);
   std::optional<json> without;
@@ -119,9 +121,11 @@ int verb_cost(const Args& args) {
   std::optional<io::OutTarget> target;
   if (!out.empty()) target = io::check_output({out, io::OutKind::Directory, "cost", force, inputs});
   const auto prices = app::cost::load_prices(app::parse_json_text(io::read_file(prices_file), prices_file), prices_file);
-  const auto obs = observe(input, base_dir, prices, inputs);
+  Warnings warnings;  // every run's, each printed once
+  const auto obs = observe(input, base_dir, prices, inputs, warnings);
   const auto report = app::cost::price(obs, prices);
-  for (const auto& w : report.obs.warnings) std::cerr << "floorsim: warning: " << w << "\n";
+  for (const auto& w : report.obs.warnings) warnings.add(w);
+  warnings.print();
   const std::string md = app::cost::to_markdown(report);
   std::cout << md;
   if (target) {

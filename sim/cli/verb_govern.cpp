@@ -121,12 +121,13 @@ int verb_audit(const Args& args) {
   const std::string file = scenario.empty() ? (std::filesystem::path(run_dir) / "scenario.resolved.json").string() : scenario;
   // The run directory is an input as a whole: the pack may not replace it nor lie inside it.
   io::check_output({out, io::OutKind::Directory, "audit", force, {{run_dir, true}, {scenario, false}}});
+  Warnings warnings;  // the scenario's and its model's, printed once the pack is written
   auto build = [&]() {
     try {
-      const app::Scenario sc = app::load_scenario_file(file);
+      const app::Scenario sc = app::load_scenario_file(file, &warnings);
       auto inputs = app::run_inputs(sc);
       inputs.push_back({run_dir, true});
-      app::write_audit_pack(sc, run_dir, io::check_output({out, io::OutKind::Directory, "audit", force, inputs}), so);
+      app::write_audit_pack(sc, run_dir, io::check_output({out, io::OutKind::Directory, "audit", force, inputs}), so, &warnings);
     } catch (const InputError& e) {
       if (!scenario.empty() || e.file() == out) throw;  // not about the scenario's paths
       // The resolved copy keeps the scenario's relative paths, which do not resolve from RUN_DIR.
@@ -136,6 +137,7 @@ int verb_audit(const Args& args) {
     }
   };
   build();
+  warnings.print();
   std::cout << "wrote " << out << "/{policy.json,policy.md,approval_log.csv,approval_log.json,sacct.txt}\n";
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/io.hpp"
 #include "sim/core/output_guard.hpp"
+#include "sim/core/warnings.hpp"
 
 namespace floorsim::cli {
 
@@ -61,13 +62,16 @@ int verb_rehearse(const Args& args) {
     base = std::filesystem::path(scenario).parent_path().string();
     if (base.empty()) base = ".";
   }
-  const app::Scenario sc = app::load_rehearsal(doc, file, base);
+  // The rehearsal's warnings and the growth search's, each printed once when all is done.
+  Warnings warnings;
+  const app::Scenario sc = app::load_rehearsal(doc, file, base, 1.0, &warnings);
   auto inputs = app::scenario_inputs(doc, base);
   if (!scenario.empty()) inputs.push_back({scenario, false});
   const io::OutTarget target = io::check_output({out, io::OutKind::Directory, "rehearse", force, inputs});
   app::RunOptions ro;
   app::Progress bar(progress_out, "rehearse");
   ro.progress = &bar;
+  ro.warnings = &warnings;
   const app::RunResult r = app::run_scenario(sc, ro);
   bar.finish();
   const app::Verdict v = app::judge(sc, r.metrics);
@@ -75,11 +79,12 @@ int verb_rehearse(const Args& args) {
   app::Growth g;
   if (growth) {
     app::Progress growth_bar(progress_out, "growth");
-    g = app::search_growth(doc, file, base, &growth_bar);
+    g = app::search_growth(doc, file, base, &growth_bar, &warnings);
     growth_bar.finish();
     vj["growth"] = app::to_json(g);
   }
   app::write_rehearsal_outputs(sc, r, vj, target);
+  warnings.print();
   if (!quiet) {
     std::cout << fmt::format("rehearsal {} under {}{}: {} jobs, {} node failure events\n", r.metrics["scenario"].get<std::string>(),
                              r.metrics["scheduler"].get<std::string>(), sc.resolved["idle_pool"].is_null() ? "" : " + idle_pool",

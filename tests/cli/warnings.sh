@@ -43,4 +43,17 @@ set +e
 "$FS" impact "$SRC/examples/lint/run-warning/fail.json" > /dev/null 2> "$T/impact.err"; rc=$?
 set -e
 [ "$rc" -eq 2 ] && [ "$(wc -l < "$T/impact.err")" -eq 1 ] && has "no changes" < "$T/impact.err" || fail "impact: exit $rc, stderr: $(cat "$T/impact.err")"
-echo "warnings.sh: run prints the Kueue model's 3 warnings; sweep prints each once (1 = 2 threads); lint reports run-warning; an error stands alone"
+# Verbs that run a scenario more than once print each warning once: cost runs a scenario with
+# capacity blocks twice (had and not had), rehearse --growth runs it again per growth step.
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+d["scheduler"] = {"type": "slurm", "slurm_conf": sys.argv[2], "priority_weight_age": 5}; print(json.dumps(d))' \
+  "$SRC/examples/cost/night.json" "$D/tune_slurm.conf" > "$T/twice.json"
+"$FS" cost "$T/twice.json" --prices "$SRC/examples/cost/prices.json" > /dev/null 2> "$T/cost.err" || fail "cost: $(cat "$T/cost.err")"
+has "overrides" < "$T/cost.err" || fail "test set-up: the cost scenario no longer warns"
+[ "$(sort "$T/cost.err" | uniq -d | wc -l)" -eq 0 ] || fail "cost printed a warning twice: $(sort "$T/cost.err" | uniq -d)"
+set +e
+"$FS" rehearse "$T/twice.json" --growth --out "$T/rehearse" -q 2> "$T/rehearse.err"; rc=$?
+set -e
+[ "$rc" -le 1 ] && has "overrides" < "$T/rehearse.err" || fail "rehearse --growth: exit $rc: $(cat "$T/rehearse.err")"
+[ "$(sort "$T/rehearse.err" | uniq -d | wc -l)" -eq 0 ] || fail "rehearse --growth printed a warning twice: $(sort "$T/rehearse.err" | uniq -d)"
+echo "warnings.sh: run prints the Kueue model's 3 warnings; sweep prints each once (1 = 2 threads); lint reports run-warning; an error stands alone; cost and rehearse --growth print each once"
