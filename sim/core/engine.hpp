@@ -47,7 +47,7 @@ struct EngineConfig {
   SimTime requeue_delay_s = 0;     // requeued jobs may start again only after this delay
   bool check_invariants = false;   // verify allocation and state invariants after every event (invariants.hpp)
   bool keep_timeline = true;       // record per-class timeline rows
-  WatchdogLimits watchdog;         // when a run that makes no progress is stopped (watchdog.hpp)
+  WatchdogLimits watchdog{};       // when a run that makes no progress is stopped (watchdog.hpp)
 };
 
 // The run stopped making progress (see the watchdog above): what() is one line naming the model
