@@ -487,7 +487,7 @@ Mode FlavorAssigner::fits_resource_quota(const Model& m, QuotaTree& tree, const 
 }
 
 Assignment FlavorAssigner::assign(const Model& m, QuotaTree& tree, const AdmittedSet& adm, Preemption& pre,
-                                  const Preemptor& in, const Request& req) {
+                                  const Preemptor& in, const Request& req, const Usage* assumed) {
   Assignment out;
   out.mode = Mode::Fit;
   const CqConfig& cfg = m.cq[in.cq];
@@ -520,7 +520,8 @@ Assignment FlavorAssigner::assign(const Model& m, QuotaTree& tree, const Admitte
         if (req[r] <= 0) continue;
         int lv = 0;
         const FrId f = m.fr(fl, r);
-        const Mode md = fits_resource_quota(m, tree, adm, pre, in, f, req[r], lv);
+        const Qty val = req[r] + (assumed ? assumed->get(f) : 0);
+        const Mode md = fits_resource_quota(m, tree, adm, pre, in, f, val, lv);
         if (md != Mode::Fit) need |= fr_bit(f);
         mode = std::min(mode, md);
         level = std::max(level, lv);

@@ -205,9 +205,12 @@ struct Assignment {
 class FlavorAssigner {
  public:
   // Assigns flavors for `req` in CQ `in.cq` against the tree's current usage; `in` carries the
-  // ordering keys used by the preemption oracle.
+  // ordering keys used by the preemption oracle. `assumed` (a workload's earlier PodSets'
+  // assigned usage) is added to the request in every flavor's check, as upstream's
+  // fitsResourceQuota(assumedUsage + requestUsage): a flavor those would overflow is skipped
+  // for the next one. The result's usage is `req`'s alone.
   Assignment assign(const Model& m, QuotaTree& tree, const AdmittedSet& adm, Preemption& pre,
-                    const Preemptor& in, const Request& req);
+                    const Preemptor& in, const Request& req, const Usage* assumed = nullptr);
 
  private:
   Mode fits_resource_quota(const Model& m, QuotaTree& tree, const AdmittedSet& adm, Preemption& pre,

@@ -46,27 +46,19 @@ Assignment assign_podsets(const Model& m, QuotaTree& tree, const AdmittedSet& ad
                           const Preemptor& in, const PodSets& ps, std::span<const int32_t> counts) {
   Assignment out;
   out.mode = Mode::Fit;
-  Usage assigned;  // what the earlier PodSets were assigned, on the ClusterQueue meanwhile
+  Usage assigned;  // what the earlier PodSets were assigned ("previously considered podsets")
   for (size_t p = 0; p < ps.sets.size(); ++p) {
     const int32_t n = counts.empty() ? ps.sets[p].count : counts[p];
     if (n == 0) continue;
     Request req{};
-    req.untolerated = ps.untolerated;
+    req.untolerated = ps.untolerated | ps.sets[p].untolerated;
     for (int k = 0; k < kMaxRes; ++k) req[k] = ps.sets[p].per_pod[k] * n;
-    tree.add(in.cq, assigned);
-    const Assignment a = fa.assign(m, tree, adm, pre, in, req);
-    tree.remove(in.cq, assigned);
+    const Assignment a = fa.assign(m, tree, adm, pre, in, req, &assigned);
     out.mode = std::min(out.mode, a.mode);
     out.borrow = std::max(out.borrow, a.borrow);
     out.need_preemption |= a.need_preemption;
-    for (uint8_t k = 0; k < a.usage.n; ++k) assigned.add(a.usage.fr[k], a.usage.qty[k]);
-    // The earlier PodSets' requests + this one's past the flavor's maximum capacity: NoFit, as
-    // upstream's "previously considered podsets requests (..) + current podset request (..) >
-    // maximum capacity". (Upstream then tries the next flavor for this PodSet; here the
-    // workload does not fit.)
-    for (uint8_t k = 0; k < a.usage.n; ++k)
-      if (assigned.get(a.usage.fr[k]) > tree.potential_available(in.cq, a.usage.fr[k])) out.mode = Mode::NoFit;
     if (out.mode == Mode::NoFit) break;
+    for (uint8_t k = 0; k < a.usage.n; ++k) assigned.add(a.usage.fr[k], a.usage.qty[k]);
   }
   out.usage = assigned;
   return out;

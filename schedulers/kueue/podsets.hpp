@@ -21,12 +21,13 @@ struct PodSet {
   int32_t count = 1;      // pods
   int32_t min_count = 1;  // minCount (== count: not reducible)
   Request per_pod{};      // requests of one pod, in the model's units
+  uint64_t untolerated = 0;  // flavors whose taints this PodSet's pods do not tolerate
 };
 
 // The PodSets of one workload, in the order of its spec.
 struct PodSets {
   std::vector<PodSet> sets;
-  uint64_t untolerated = 0;  // flavors whose taints its pods do not tolerate (all PodSets)
+  uint64_t untolerated = 0;  // flavors whose taints no PodSet's pods tolerate (the LocalQueue's)
   bool can_be_partial() const {  // workload.CanBePartiallyAdmitted
     for (const auto& p : sets)
       if (p.count > p.min_count) return true;
@@ -43,9 +44,9 @@ bool reduce_podsets(std::span<const int32_t> full, std::span<const int32_t> min,
                     const std::function<bool(std::span<const int32_t>)>& fits, std::vector<int32_t>& out);
 
 // Flavor assignment PodSet by PodSet at `counts` in CQ `in.cq`: each PodSet's request is assigned
-// with the earlier PodSets' assigned usage already on the ClusterQueue (assignmentUsage); the
-// result has the worst mode, the highest borrow level, the summed usage. The tree's usage is
-// as it was on return.
+// with the earlier PodSets' assigned usage added to it in every flavor's check (assumedUsage), so
+// a PodSet that would overflow a flavor the earlier ones took tries the next flavor; the result
+// has the worst mode, the highest borrow level, the summed usage. The tree is not changed.
 Assignment assign_podsets(const Model& m, QuotaTree& tree, const AdmittedSet& adm, Preemption& pre, FlavorAssigner& fa,
                           const Preemptor& in, const PodSets& ps, std::span<const int32_t> counts);
 

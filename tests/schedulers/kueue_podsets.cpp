@@ -192,3 +192,40 @@ TEST_CASE("kueue podsets: a flavor per PodSet (flavorassigner_test.go)", "[kueue
   CHECK(c2.tree().usage(cq2, 0) == 3);
   CHECK(c2.tree().usage(cq2, 1) == 3);
 }
+
+TEST_CASE("kueue podsets: each PodSet preempts on its own flavor (flavorassigner_test.go)", "[kueue][podsets][conformance]") {
+  // "each podset requires preemption on a different flavor": flavors one (4 CPUs) and tainted
+  // (10), 3 CPUs used in each by lower-priority workloads. The launcher (1 pod of 2 CPUs) does not
+  // tolerate tainted; the workers (10 pods of 1 CPU) do. Launcher: Preempt in one. Workers: one is
+  // NoFit, "previously considered podsets requests (2) + current podset request (10) > maximum
+  // capacity (4)", so they try the next flavor: Preempt in tainted. Usage one 2, tainted 10.
+  NodeId cq;
+  Model m = one_cq({4, 10}, Policy::LowerPriority, &cq);
+  AdmittedSet adm;
+  adm.reset(m.tree.size());
+  for (FrId f = 0; f < 2; ++f) {
+    Admitted a;
+    a.key = a.uid = 10 + f;
+    a.cq = cq;
+    a.usage.add(f, 3);
+    m.tree.add(cq, a.usage);
+    adm.insert(a);
+  }
+  PodSet launcher = pods(1, 0, 2);
+  launcher.untolerated = uint64_t{1} << 1;
+  PodSets ps;
+  ps.sets = {launcher, pods(10, 0, 1)};
+  Preemption pre;
+  FlavorAssigner fa;
+  Preemptor in;
+  in.cq = cq;
+  in.priority = 1;
+  in.uid = 1;
+  in.queue_ts = 100;
+  const Assignment a = assign_podsets(m, m.tree, adm, pre, fa, in, ps, {});
+  CHECK(a.mode == Mode::Preempt);
+  CHECK(a.usage.get(0) == 2);
+  CHECK(a.usage.get(1) == 10);
+  CHECK(m.tree.usage(cq, 0) == 3);  // the tree is as it was
+  CHECK(m.tree.usage(cq, 1) == 3);
+}
