@@ -12,9 +12,14 @@
 //          With parallel cables (p_L > 1) r goes to parents first, then cables: parent r mod w_L,
 //          cable r / w_L -- ftree takes the least-loaded port group (the parent switch) for each
 //          destination in LID order, then the least-loaded port in it; SimGrid's FAT_TREE
-//          up-route numbers ports the same way. CableOrder::CablesFirst (parent r / p_L, cable
-//          r mod p_L) is the older assignment, kept to reproduce it. With one cable per parent
-//          both are the same and match SimGrid FAT_TREE exactly.
+//          up-route numbers a child's ports the same way. CableOrder::CablesFirst (parent
+//          r / p_L, cable r mod p_L) is the older assignment, kept to reproduce it. With one
+//          cable per parent both are the same and route every pair exactly as SimGrid 3.32's
+//          FAT_TREE (tests/fabric/test_simgrid_conformance.cpp). With parallel cables SimGrid
+//          differs: its digit divides d by w_1..w_{L-1} only (not w_i p_i; the same when no
+//          level below L has p > 1), and it picks the cable down from the source (src mod p_L
+//          at the top), where floorsim comes down the cable it went up (destination-based, as a
+//          subnet manager's forwarding tables).
 //   ecmp   hash ECMP: one path per flow, up-port at each level from a hash of
 //          (src, dst, flow id, seed, level) (splitmix64; stable across platforms).
 //   split  ideal split: each flow becomes equal sub-flows, one per live shortest path, each

@@ -86,8 +86,8 @@ std::shared_ptr<const cfg::ObjectSpec> routing_spec() {
                    "static routes, a flow over a dead link is disconnected (SimGrid FAT_TREE)"),
       cfg::choice("parallel_links", {"parents_first", "cables_first"}, "parents_first",
                   "dmodk with several cables to each parent: parents_first = OpenSM ftree (least-loaded parent "
-                  "switch, then cable) and SimGrid FAT_TREE; cables_first = consecutive destinations over one "
-                  "parent's cables first"),
+                  "switch, then cable; SimGrid FAT_TREE's way up while only the top tier has parallel cables); "
+                  "cables_first = consecutive destinations over one parent's cables first"),
       cfg::any("lid_order", "dmodk's destination order: \"host_index\" (host i has the i-th LID) or a list of "
                             "every host index in LID order")
           .with_default("host_index"),
