@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <utility>
 
@@ -39,17 +40,21 @@ namespace {
 //   solver subtracts them by rate, one at a time, as those early rounds did.
 class LinkFlows {
  public:
+  // One flat array of slots, each link's as many as flows cross it in the whole set (no
+  // vector per link: a k=64 fabric has 786,432 links, allocated and freed at every run).
   explicit LinkFlows(const FlowSet& s)
-      : s_(s), on_link_(s.links()), pos_(s.flow_links.size()), owner_(s.flow_links.size()),
-        link_seen_(s.links(), 0), flow_seen_(s.flows(), 0) {
+      : s_(s), first_(s.links() + 1, 0), size_(s.links(), 0), slots_(s.flow_links.size()), pos_(s.flow_links.size()),
+        owner_(s.flow_links.size()), link_seen_(s.links(), 0), flow_seen_(s.flows(), 0) {
+    for (uint32_t l : s.flow_links) ++first_[l + 1];
+    for (size_t l = 0; l < s.links(); ++l) first_[l + 1] += first_[l];
     for (uint32_t f = 0; f < s.flows(); ++f)
       for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i) owner_[i] = f;
   }
   void add(uint32_t f) {
     for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) {
-      auto& v = on_link_[s_.flow_links[i]];
-      pos_[i] = static_cast<uint32_t>(v.size());
-      v.push_back(i);
+      const uint32_t l = s_.flow_links[i];
+      pos_[i] = size_[l]++;
+      slots_[first_[l] + pos_[i]] = i;
     }
     seed_flows_.push_back(f);
   }
@@ -58,11 +63,9 @@ class LinkFlows {
     departed_rate_ = std::min(departed_rate_, rate);
     for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) {
       const uint32_t l = s_.flow_links[i];
-      auto& v = on_link_[l];
-      const uint32_t moved = v.back();
-      v[pos_[i]] = moved;
+      const uint32_t moved = slots_[first_[l] + --size_[l]];
+      slots_[first_[l] + pos_[i]] = moved;
       pos_[moved] = pos_[i];
-      v.pop_back();
       seed_links_.push_back(l);
     }
   }
@@ -79,7 +82,7 @@ class LinkFlows {
     while (!stack_.empty()) {
       const uint32_t l = stack_.back();
       stack_.pop_back();
-      for (uint32_t i : on_link_[l]) {
+      for (uint32_t i : on_link(l)) {
         const uint32_t f = owner_[i];
         if (rates[f] >= below) {
           visit_flow(f);
@@ -96,7 +99,7 @@ class LinkFlows {
   }
   const std::vector<uint32_t>& fixed() const { return fixed_; }
   // The active flows on link l, as occurrence indices into flow_links (owner() names the flow).
-  const std::vector<uint32_t>& on_link(uint32_t l) const { return on_link_[l]; }
+  std::span<const uint32_t> on_link(uint32_t l) const { return {slots_.data() + first_[l], size_[l]}; }
   uint32_t owner(uint32_t occurrence) const { return owner_[occurrence]; }
 
  private:
@@ -112,8 +115,9 @@ class LinkFlows {
     for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) visit_link(s_.flow_links[i]);
   }
   const FlowSet& s_;
-  std::vector<std::vector<uint32_t>> on_link_;  // by link: occurrence indices into flow_links
-  std::vector<uint32_t> pos_, owner_;           // by occurrence: slot in on_link_, flow
+  std::vector<uint32_t> first_, size_;  // by link: its first slot, how many are in use
+  std::vector<uint32_t> slots_;         // occurrence indices into flow_links, by link
+  std::vector<uint32_t> pos_, owner_;   // by occurrence: slot within its link's, flow
   std::vector<uint32_t> link_seen_, flow_seen_;
   uint32_t epoch_ = 0;
   double departed_rate_ = std::numeric_limits<double>::infinity();
