@@ -66,38 +66,60 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
     for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i)
       lf_flows_[lf_fill_[link_pos_[s.flow_links[i]]]++] = f;
 
-  // The smallest share by a min-heap of (share, position), refreshed only for the links whose
-  // counters a freeze changed: the same rounds as scanning every live link each round (shares
-  // are recomputed by the same formula; a round takes every link at the minimum, in position
-  // order), without the scan.
+  // The smallest share by a min-heap of (share, position). A freeze at level m only raises the
+  // shares of the links it touches (m is at most their share and becomes their floor), so a
+  // link keeps one entry whose key is a lower bound of its share (key_), and is re-pushed at
+  // its share only when that entry reaches the top stale, not at every change; a change that
+  // rounding makes a lowering is pushed at once. A valid top is then the minimum: the same
+  // rounds as scanning every live link each round (shares recomputed by the same formula; a
+  // round takes every link at the minimum, in link id order), with far fewer heap operations.
   // live_ holds the round marks and next_live_ the links a round changed.
   using Entry = std::pair<double, uint32_t>;
   heap_.clear();
+  key_.resize(nt);
   auto& mark_ = live_;
   auto& changed_ = next_live_;
   for (uint32_t k = 0; k < nt; ++k) {
     share_[k] = std::max(remaining_[k] / unfrozen_[k], floor_[k]);
+    key_[k] = share_[k];
     heap_.push_back({share_[k], k});
   }
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+  const auto later = std::greater<Entry>();
+  std::make_heap(heap_.begin(), heap_.end(), later);
+  auto push = [&](uint32_t k) {
+    key_[k] = share_[k];
+    heap_.push_back({share_[k], k});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  };
+  auto pop = [&] {
+    const Entry e = heap_.front();
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    heap_.pop_back();
+    return e;
+  };
+  // A popped entry: valid (the link at its share), or dropped; a link's lowest entry found
+  // stale is re-pushed at its share.
+  auto valid_after_pop = [&](const Entry& e) {
+    if (unfrozen_[e.second] <= 0) return false;
+    if (e.first == share_[e.second]) return true;
+    if (e.first == key_[e.second]) push(e.second);
+    return false;
+  };
   mark_.assign(nt, 0);
   uint32_t epoch = 0;
-  auto valid = [&](const Entry& e) { return unfrozen_[e.second] > 0 && e.first == share_[e.second]; };
   while (!heap_.empty()) {
-    if (!valid(heap_.front())) {
-      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
-      heap_.pop_back();
+    const Entry top = heap_.front();
+    if (unfrozen_[top.second] <= 0 || top.first != share_[top.second]) {
+      valid_after_pop(pop());
       continue;
     }
     ++rounds_;
     ++epoch;
-    const double m = heap_.front().first;
+    const double m = top.first;
     hit_.clear();
     while (!heap_.empty() && heap_.front().first == m) {
-      const Entry e = heap_.front();
-      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
-      heap_.pop_back();
-      if (valid(e) && mark_[e.second] != epoch) {
+      const Entry e = pop();
+      if (valid_after_pop(e) && mark_[e.second] != epoch) {
         mark_[e.second] = epoch;
         hit_.push_back(e.second);
       }
@@ -129,8 +151,7 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
     for (uint32_t pk : changed_) {
       if (unfrozen_[pk] <= 0) continue;
       share_[pk] = std::max(remaining_[pk] / unfrozen_[pk], floor_[pk]);
-      heap_.push_back({share_[pk], pk});
-      std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+      if (share_[pk] < key_[pk]) push(pk);  // rounding lowered it: the entry must stay a lower bound
     }
   }
   for (uint32_t l : touched_) link_pos_[l] = kNone;  // reset only what we touched

@@ -52,6 +52,7 @@ class MaxMinSolver {
   std::vector<double> unfrozen_;       // by touched position (count, as double)
   void subtract_fixed(const FlowSet& s, std::span<const uint32_t> fixed, const std::vector<double>& rates);
   std::vector<double> share_;          // by touched position
+  std::vector<double> key_;            // by touched position: its lowest heap entry's key
   std::vector<double> floor_;          // by touched position: rate that last froze a flow there
   std::vector<uint32_t> sorted_fixed_;
   std::vector<uint32_t> lf_off_, lf_flows_, lf_fill_;  // touched link -> active flows (CSR)
