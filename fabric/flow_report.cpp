@@ -17,11 +17,38 @@ using json = nlohmann::json;
 
 namespace {
 
-// Appends straight into the table (no string per field: the tables run to millions of rows).
+// Appends straight into the table (no string per field, no format string to parse: the
+// tables run to millions of rows).
+void put_uint(std::string& out, uint64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
 void put_node(std::string& out, const Topology& t, uint64_t node) {
   const uint32_t l = t.node_level(node);
-  if (l == 0) fmt::format_to(std::back_inserter(out), "host{}", node);
-  else fmt::format_to(std::back_inserter(out), "L{}:{}", l, node - t.level_base[l]);
+  if (l == 0) {
+    out += "host";
+    put_uint(out, node);
+    return;
+  }
+  out += 'L';
+  put_uint(out, l);
+  out += ':';
+  put_uint(out, node - t.level_base[l]);
+}
+
+// "PROFILE,LINK,FROM,TO,TIER": the link columns the link tables start with.
+void put_link_columns(std::string& out, const Topology& t, const std::string& profile, uint32_t l) {
+  out += profile;
+  out += ',';
+  put_uint(out, l);
+  out += ',';
+  put_node(out, t, t.link_from[l]);
+  out += ',';
+  put_node(out, t, t.link_to[l]);
+  out += ',';
+  put_uint(out, t.link_tier[l]);
 }
 
 void put_link(std::string& out, const Topology& t, uint32_t l) {
@@ -76,11 +103,8 @@ void append_links_over_time_csv(std::string& out, const Topology& t, const std::
   // Times and loads in full (shortest round-trip form): the segments must add up to links.csv's bytes.
   for (const auto& g : det.trace.link_segments) {
     const uint32_t l = g.link;
-    fmt::format_to(std::back_inserter(out), "{},{},", p, l);
-    put_node(out, t, t.link_from[l]);
-    out += ',';
-    put_node(out, t, t.link_to[l]);
-    fmt::format_to(std::back_inserter(out), ",{},{},{},{},", t.link_tier[l], g.from_s, g.to_s, g.bytes_per_s * 8 / 1e9);
+    put_link_columns(out, t, p, l);
+    fmt::format_to(std::back_inserter(out), ",{},{},{},", g.from_s, g.to_s, g.bytes_per_s * 8 / 1e9);
     put_num(out, g.bytes_per_s / t.link_capacity_bytes_per_s[l]);
     out += g.bottleneck ? ",1\n" : ",0\n";
   }
@@ -94,7 +118,12 @@ void append_flows_csv(std::string& out, const Topology& t, const std::string& pr
     const uint32_t di = det.routed.flow_demand[f];
     const double start = d[di].start_s, end = det.completion.finish_s[f], dur = end - start;
     const uint32_t bl = det.trace.flow_bottleneck.empty() ? MaxMinSolver::kNoLink : det.trace.flow_bottleneck[f];
-    fmt::format_to(std::back_inserter(out), "{},{},{},{},", p, di, d[di].src, d[di].dst);
+    out += p;
+    for (uint64_t v : {uint64_t{di}, uint64_t{d[di].src}, uint64_t{d[di].dst}}) {
+      out += ',';
+      put_uint(out, v);
+    }
+    out += ',';
     for (double v : {s.flow_size_bytes[f], start, end, dur}) {
       put_num(out, v);
       out += ',';
@@ -134,17 +163,15 @@ void append_links_csv(std::string& out, const Topology& t, const std::string& pr
     if (c.link_bytes[l] <= 0) continue;
     const double cap = t.link_capacity_bytes_per_s[l];
     const bool bottleneck = det.trace.link_saturated_s[l] > 0 && limited[l] > 0;
-    fmt::format_to(std::back_inserter(out), "{},{},", p, l);
-    put_node(out, t, t.link_from[l]);
-    out += ',';
-    put_node(out, t, t.link_to[l]);
-    fmt::format_to(std::back_inserter(out), ",{}", t.link_tier[l]);
+    put_link_columns(out, t, p, l);
     for (double v : {cap * 8 / 1e9, c.link_bytes[l], window, window > 0 ? c.link_bytes[l] / (cap * window) : 0,
                      det.trace.link_peak_bytes_per_s[l] / cap, det.trace.link_saturated_s[l]}) {
       out += ',';
       put_num(out, v);
     }
-    fmt::format_to(std::back_inserter(out), ",{},{}\n", limited[l], bottleneck ? 1 : 0);
+    out += ',';
+    put_uint(out, limited[l]);
+    out += bottleneck ? ",1\n" : ",0\n";
   }
 }
 
