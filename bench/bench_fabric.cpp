@@ -21,6 +21,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+int sign_off_pack(const std::vector<uint32_t>& ks, bool search);
+
 Topology tree(uint32_t k) {
   std::vector<TierSpec> tiers(3, TierSpec{gbps_to_bytes_per_s(400), 1e-6, "NDR"});
   return build_topology("fat_tree", kary_fat_tree(k), tiers);
@@ -61,7 +63,28 @@ void bench(const char* label, const Topology& t, const TrafficSpec& ts, RoutingM
 
 }  // namespace
 
-int main() {
+// Usage: bench_fabric [--pack K[,K...]]: with --pack, only the sign-off pack at those radices
+// (for profiling one size); without, every section and the pack at k = 16, 32, 48, 64.
+int main(int argc, char** argv) {
+  std::vector<uint32_t> pack_ks = {16, 32, 48, 64};
+  bool pack_only = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--pack" && i + 1 < argc) {
+      pack_only = true;
+      pack_ks.clear();
+      std::string v = argv[++i];
+      for (size_t p = 0; p <= v.size();) {
+        const size_t q = std::min(v.find(',', p), v.size());
+        pack_ks.push_back(static_cast<uint32_t>(std::stoul(v.substr(p, q - p))));
+        p = q + 1;
+      }
+    } else {
+      std::fprintf(stderr, "usage: bench_fabric [--pack K[,K...]]\n");
+      return 2;
+    }
+  }
+  if (pack_only) return sign_off_pack(pack_ks, false);
   std::printf("bench_fabric: one core, MaxMinSolver::solve on a routed flow set (buffers reused)\n");
   const auto k8 = tree(8);
   TrafficSpec perm;
@@ -101,25 +124,35 @@ int main() {
       std::printf("  k=%-3u %-6s %.3g / %.3g / %.3g\n", k, routing_name(m), v.front(), v[v.size() / 2], v.back());
     }
   }
-  // The sign-off pack (examples/fabric/k8_quant.json: five profiles, four degraded cases run
-  // rerouted and static, jobs) at k = 16..64; the routing comparison and the worst-failure
-  // search off, as a large pack runs them only when asked.
+  return sign_off_pack(pack_ks, true);
+}
+
+namespace {
+
+// The sign-off pack (examples/fabric/k8_quant.json: five profiles, four degraded cases run
+// rerouted and static, jobs) at each radix in `ks`; the routing comparison and the
+// worst-failure search off, as a large pack runs them only when asked. `search`: then the
+// worst-failure search at k=16.
+int sign_off_pack(const std::vector<uint32_t>& ks, bool search) {
   std::printf("\nsign-off pack, examples/fabric/k8_quant.json at radix k (routing comparison and worst-failure search off)\n");
   const std::string path = std::string(FLOORSIM_SOURCE_DIR) + "/examples/fabric/k8_quant.json";
   nlohmann::json doc = nlohmann::json::parse(floorsim::io::read_file(path));
   doc["worst_failure"]["enabled"] = false;
   doc["routing"]["compare"] = false;
-  for (uint32_t k : {16u, 32u, 48u, 64u}) {
+  for (uint32_t k : ks) {
     doc["topology"]["k"] = k;
     doc["full_scale_hosts"] = k * k * k / 4;
     const auto t0 = Clock::now();
     const double c0 = cpu_s();
     const auto sc = parse_fabric_scenario(doc, path);
     const auto pack = run_signoff_pack(sc);
-    std::printf("  k=%-3u %6llu hosts  %7.2f s wall  %7.2f s CPU  (permutation slowest %.6g s, flows.csv %zu bytes)\n", k,
+    std::printf("  k=%-3u %6llu hosts  %7.2f s wall  %7.2f s CPU  (permutation slowest %.6g s; csv MB: flows %.1f, links %.1f, "
+                "links over time %.1f)\n", k,
                 static_cast<unsigned long long>(sc.topology.hosts()), seconds_since(t0), cpu_s() - c0,
-                pack.pack["traffic"][0]["results"]["dmodk"]["slowest_s"].get<double>(), pack.flows_csv.size());
+                pack.pack["traffic"][0]["results"]["dmodk"]["slowest_s"].get<double>(), pack.flows_csv.size() / 1e6,
+                pack.links_csv.size() / 1e6, pack.links_over_time_csv.size() / 1e6);
   }
+  if (!search) return 0;
   // The worst-failure search on (every switch and cable, one at a time) at k=16.
   doc["worst_failure"]["enabled"] = true;
   doc["topology"]["k"] = 16;
@@ -132,3 +165,5 @@ int main() {
               static_cast<unsigned long long>(pack.pack["worst_failure"]["candidates"].get<uint64_t>()));
   return 0;
 }
+
+}  // namespace

@@ -3,7 +3,9 @@
 #include "fabric/flow_report.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -15,26 +17,70 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string link_name(const Topology& t, uint32_t l) {
-  std::string out = t.node_name(t.link_from[l]);
+// Appends straight into the table (no string per field, no format string to parse: the
+// tables run to millions of rows).
+void put_uint(std::string& out, uint64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void put_node(std::string& out, const Topology& t, uint64_t node) {
+  const uint32_t l = t.node_level(node);
+  if (l == 0) {
+    out += "host";
+    put_uint(out, node);
+    return;
+  }
+  out += 'L';
+  put_uint(out, l);
+  out += ':';
+  put_uint(out, node - t.level_base[l]);
+}
+
+// "PROFILE,LINK,FROM,TO,TIER": the link columns the link tables start with.
+void put_link_columns(std::string& out, const Topology& t, const std::string& profile, uint32_t l) {
+  out += profile;
+  out += ',';
+  put_uint(out, l);
+  out += ',';
+  put_node(out, t, t.link_from[l]);
+  out += ',';
+  put_node(out, t, t.link_to[l]);
+  out += ',';
+  put_uint(out, t.link_tier[l]);
+}
+
+void put_link(std::string& out, const Topology& t, uint32_t l) {
+  put_node(out, t, t.link_from[l]);
   out += '>';
-  out += t.node_name(t.link_to[l]);
+  put_node(out, t, t.link_to[l]);
+}
+
+std::string link_name(const Topology& t, uint32_t l) {
+  std::string out;
+  put_link(out, t, l);
   return out;
 }
 
 // The nodes a flow visits, "host3>L1:1>L2:2>L1:5>host9".
-std::string path_of(const Topology& t, const FlowSet& s, uint32_t f) {
+void put_path(std::string& out, const Topology& t, const FlowSet& s, uint32_t f) {
   const uint32_t b = s.flow_offsets[f], e = s.flow_offsets[f + 1];
-  if (b == e) return "";
-  std::string out = t.node_name(t.link_from[s.flow_links[b]]);
+  if (b == e) return;
+  put_node(out, t, t.link_from[s.flow_links[b]]);
   for (uint32_t i = b; i < e; ++i) {
     out += '>';
-    out += t.node_name(t.link_to[s.flow_links[i]]);
+    put_node(out, t, t.link_to[s.flow_links[i]]);
   }
-  return out;
 }
 
-std::string num(double v) { return fmt::format("{:.9g}", v); }
+// The tables' number format, printf's "%.9g" (std::to_chars with a precision is specified to
+// print exactly that, and is several times faster than fmt's "{:.9g}").
+void put_num(std::string& out, double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 9);
+  out.append(buf, r.ptr);
+}
 
 }  // namespace
 
@@ -57,9 +103,10 @@ void append_links_over_time_csv(std::string& out, const Topology& t, const std::
   // Times and loads in full (shortest round-trip form): the segments must add up to links.csv's bytes.
   for (const auto& g : det.trace.link_segments) {
     const uint32_t l = g.link;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\n", p, l, t.node_name(t.link_from[l]), t.node_name(t.link_to[l]),
-                       t.link_tier[l], g.from_s, g.to_s, g.bytes_per_s * 8 / 1e9,
-                       num(g.bytes_per_s / t.link_capacity_bytes_per_s[l]), g.bottleneck ? 1 : 0);
+    put_link_columns(out, t, p, l);
+    fmt::format_to(std::back_inserter(out), ",{},{},{},", g.from_s, g.to_s, g.bytes_per_s * 8 / 1e9);
+    put_num(out, g.bytes_per_s / t.link_capacity_bytes_per_s[l]);
+    out += g.bottleneck ? ",1\n" : ",0\n";
   }
 }
 
@@ -71,15 +118,28 @@ void append_flows_csv(std::string& out, const Topology& t, const std::string& pr
     const uint32_t di = det.routed.flow_demand[f];
     const double start = d[di].start_s, end = det.completion.finish_s[f], dur = end - start;
     const uint32_t bl = det.trace.flow_bottleneck.empty() ? MaxMinSolver::kNoLink : det.trace.flow_bottleneck[f];
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", p, di, d[di].src, d[di].dst, num(s.flow_size_bytes[f]),
-                       num(start), num(end), num(dur), dur > 0 ? num(s.flow_size_bytes[f] * 8 / 1e9 / dur) : "",
-                       bl == MaxMinSolver::kNoLink ? "" : link_name(t, bl), path_of(t, s, f));
+    out += p;
+    for (uint64_t v : {uint64_t{di}, uint64_t{d[di].src}, uint64_t{d[di].dst}}) {
+      out += ',';
+      put_uint(out, v);
+    }
+    out += ',';
+    for (double v : {s.flow_size_bytes[f], start, end, dur}) {
+      put_num(out, v);
+      out += ',';
+    }
+    if (dur > 0) put_num(out, s.flow_size_bytes[f] * 8 / 1e9 / dur);
+    out += ',';
+    if (bl != MaxMinSolver::kNoLink) put_link(out, t, bl);
+    out += ',';
+    put_path(out, t, s, f);
+    out += '\n';
   }
   // A demand with no path never completes: a row with no end, so it cannot be overlooked.
   for (size_t di = 0; di < d.size(); ++di)
     if (!det.routed.demand_routed[di])
-      out += fmt::format("{},{},{},{},{},{},,,,,disconnected\n", p, di, d[di].src, d[di].dst, num(d[di].bytes),
-                         num(d[di].start_s));
+      fmt::format_to(std::back_inserter(out), "{},{},{},{},{:.9g},{:.9g},,,,,disconnected\n", p, di, d[di].src, d[di].dst,
+                     d[di].bytes, d[di].start_s);
 }
 
 namespace {
@@ -103,10 +163,15 @@ void append_links_csv(std::string& out, const Topology& t, const std::string& pr
     if (c.link_bytes[l] <= 0) continue;
     const double cap = t.link_capacity_bytes_per_s[l];
     const bool bottleneck = det.trace.link_saturated_s[l] > 0 && limited[l] > 0;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p, l, t.node_name(t.link_from[l]),
-                       t.node_name(t.link_to[l]), t.link_tier[l], num(cap * 8 / 1e9), num(c.link_bytes[l]), num(window),
-                       num(window > 0 ? c.link_bytes[l] / (cap * window) : 0), num(det.trace.link_peak_bytes_per_s[l] / cap),
-                       num(det.trace.link_saturated_s[l]), limited[l], bottleneck ? 1 : 0);
+    put_link_columns(out, t, p, l);
+    for (double v : {cap * 8 / 1e9, c.link_bytes[l], window, window > 0 ? c.link_bytes[l] / (cap * window) : 0,
+                     det.trace.link_peak_bytes_per_s[l] / cap, det.trace.link_saturated_s[l]}) {
+      out += ',';
+      put_num(out, v);
+    }
+    out += ',';
+    put_uint(out, limited[l]);
+    out += bottleneck ? ",1\n" : ",0\n";
   }
 }
 

@@ -17,6 +17,7 @@
 // A flow that lists no link (src == dst) gets rate +infinity. A flow must not list a link twice.
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "fabric/flow_set.hpp"
@@ -51,31 +52,38 @@ class MaxMinSolver {
   std::vector<double> unfrozen_;       // by touched position (count, as double)
   void subtract_fixed(const FlowSet& s, std::span<const uint32_t> fixed, const std::vector<double>& rates);
   std::vector<double> share_;          // by touched position
+  std::vector<double> key_;            // by touched position: its lowest heap entry's key
   std::vector<double> floor_;          // by touched position: rate that last froze a flow there
   std::vector<uint32_t> sorted_fixed_;
   std::vector<uint32_t> lf_off_, lf_flows_, lf_fill_;  // touched link -> active flows (CSR)
   std::vector<uint32_t> live_, next_live_, hit_;       // touched positions still in play
   std::vector<uint8_t> frozen_;        // by flow index
   std::vector<uint32_t> frozen_link_;  // by flow index: the link that froze it
+  std::vector<std::pair<double, uint32_t>> heap_;  // (share, touched position), a min-heap
   uint32_t rounds_ = 0;
 };
 
-// Completion times with arrivals (flow_start_s) and departures: rates re-solved at each
-// arrival and departure, for the flows the event can affect: after an arrival, those sharing
-// links (directly or through other flows) with the flows that arrived or departed; after
-// departures only, those at or above the slowest departed flow's rate that share links with
-// the departed flows through such flows (slower flows keep their rates; see LinkFlows in
-// maxmin.cpp). The rates are bit for bit those of a solve over every active flow, so both
-// take the same events.
-// Tie rule: a step lasts dt = min over active flows of remaining_bytes / rate (or up to the
-// next arrival, then nobody departs); every flow with remaining_bytes / rate <= dt * (1 + 1e-12)
-// departs at the step's end, in one event.
+// Completion times with arrivals (flow_start_s) and departures (fabric/completion.cpp): rates
+// re-solved at each arrival and departure, for the flows the event can affect: after an
+// arrival, those sharing links (directly or through other flows) with the flows that arrived or
+// departed; after departures only, those at or above the slowest departed flow's rate that
+// share links with the departed flows through such flows (slower flows keep their rates; see
+// LinkFlows in completion.cpp). The rates are bit for bit those of a solve over every active
+// flow, so both take the same events.
+// Progress is lazy: a flow keeps the bytes it had left at its last rate change and the time of
+// it; its finish time, that time + those bytes / rate, waits in a min-heap. An event touches
+// only the flows whose rate (or bottleneck, for the trace) changed, not every active flow.
+// Tie rule: the next departure is at t_done = the smallest finish time (or the next arrival
+// comes first, then nobody departs); every flow finishing by t_done + 1e-12 * (t_done - t) +
+// 8 ulp-ish of t_done (8 * DBL_EPSILON * |t_done|, the rounding of an absolute finish time)
+// departs at t_done, in one event.
 struct Completion {
   std::vector<double> finish_s;         // by flow
   std::vector<double> link_bytes;       // bytes carried per link over the whole run
   double first_s = 0, makespan_s = 0;   // first arrival, last departure
   uint32_t solves = 0;
   uint64_t flows_solved = 0;            // flows re-solved, summed over the solves
+  uint64_t rate_changes = 0;            // flows whose rate a solve changed (first rates included)
 };
 // One link's load, constant between two solver events (an arrival or departure that changed it).
 struct LinkSegment {
@@ -94,7 +102,9 @@ struct CompletionTrace {
   std::vector<uint32_t> flow_bottleneck;      // by flow: the link that limited it longest
 };
 // incremental = false re-solves every active flow from scratch at each event (the reference
-// the incremental path is tested against: same rates, events and outputs, bit for bit).
+// the incremental path is tested against: same rates, events and outputs, bit for bit; a flow
+// re-solved to its old rate is left as it was either way). tests/fabric/eager_completion.hpp
+// steps every flow at every event instead: the same figures to rounding (1e-9 relative).
 Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* trace = nullptr, bool incremental = true);
 
 // Summary of completion durations (finish - start): p99 is nearest-rank.

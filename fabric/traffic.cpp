@@ -78,12 +78,15 @@ std::vector<Demand> make_traffic(const Topology& t, const TrafficSpec& s) {
     case Pattern::RingAllReduce:
     case Pattern::Training: {
       // One member per NVLink domain, in placement order (hierarchical all-reduce).
+      // Domains marked as met: linear in the hosts (a scan of the ring per host was quadratic,
+      // minutes at k=64's 65,536 hosts).
       std::vector<uint32_t> ring;
-      for (uint32_t hst : hosts) {
-        bool seen = false;
-        for (uint32_t r : ring) seen = seen || t.nvlink_domain(r) == t.nvlink_domain(hst);
-        if (!seen) ring.push_back(hst);
-      }
+      std::vector<uint8_t> met(t.hosts() == 0 ? 0 : t.nvlink_domain(t.hosts() - 1) + 1, 0);
+      for (uint32_t hst : hosts)
+        if (!met[t.nvlink_domain(hst)]) {
+          met[t.nvlink_domain(hst)] = 1;
+          ring.push_back(hst);
+        }
       const size_t m = ring.size();
       if (m < 2) break;
       const double per_link = 2.0 * static_cast<double>(m - 1) / static_cast<double>(m) * s.bytes;
