@@ -16,8 +16,10 @@
 // (gpu_milli_limit) is not reserved, so devices whose summed limits exceed one GPU are counted
 // as oversubscribed in the report.
 // CPU and memory. Jobs' cpu / memory come from the scheduler block (requests_per_job /
-// requests_per_gpu); they are charged against the Queues' cpu / memory limits and quotas and
-// divided per resource like GPUs, only when some job requests them (otherwise nothing changes).
+// requests_per_gpu), a CPU-only job's own cpus and every job's own mem_per_*_mib; they are
+// charged against the Queues' cpu / memory limits and quotas and divided per resource like
+// GPUs, only when some job requests them (otherwise nothing changes). Where the nodes give
+// CPUs or memory, a job is placed only on nodes that have them free (common/node_resources).
 #include "schedulers/kai/kai_scheduler.hpp"
 
 #include <algorithm>
@@ -29,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include "schedulers/common/node_resources.hpp"
 #include "schedulers/common/placement.hpp"
 #include "schedulers/kai/usage.hpp"
 #include "schedulers/kueue/kueue_scheduler.hpp"
@@ -174,13 +177,23 @@ class KaiScheduler final : public Scheduler {
     for (auto [key, out] : {std::pair{"requests_per_job", per_job}, std::pair{"requests_per_gpu", per_gpu}})
       for (const auto& [res, q] : p.at(key).items()) out[res == "cpu" ? 0 : 1] = kueue::request_quantity(q);
     const double scale[2] = {1000.0, 1e-6};  // cores -> millicores, bytes -> MB (KAI's Queue units)
+    // A job's own fields: a CPU-only job's cpus (millicores); its memory, MiB -> MB rounded up.
+    auto own = [&](int r, const JobSpec& js) -> Milli {
+      if (r == 0) return js.gpus <= 0 ? static_cast<Milli>(js.cpus) * 1000 : 0;
+      return (placement::job_mem_mib(js) * 1048576 + 999999) / 1000000;
+    };
     for (int r = 0; r < 2; ++r) {
-      if (per_job[r] == 0 && per_gpu[r] == 0) continue;
+      const bool any_own = std::any_of(ctx.workload.jobs.begin(), ctx.workload.jobs.end(),
+                                       [&](const JobSpec& js) { return own(r, js) > 0; });
+      if (per_job[r] == 0 && per_gpu[r] == 0 && !any_own) continue;
       uses_[r] = true;
       xreq_[r].assign(queue_.size(), 0);
-      for (size_t j = 0; j < queue_.size(); ++j)
-        xreq_[r][j] = static_cast<Milli>(std::llround((per_job[r] + per_gpu[r] * ctx.workload.jobs[j].gpus) * scale[r]));
+      for (size_t j = 0; j < queue_.size(); ++j) {
+        const JobSpec& js = ctx.workload.jobs[j];
+        xreq_[r][j] = static_cast<Milli>(std::llround((per_job[r] + per_gpu[r] * js.gpus) * scale[r])) + own(r, js);
+      }
     }
+    for (const auto& js : ctx.workload.jobs) any_cpu_only_ = any_cpu_only_ || js.gpus <= 0;
     const bool node_cap[2] = {ctx.cluster.gives_cpus(), ctx.cluster.gives_mem()};
     for (int r = 0; r < 2; ++r) {
       const char* name = kResourceNames[r + 1];
@@ -195,11 +208,14 @@ class KaiScheduler final : public Scheduler {
         cap_x_[r] = r == 0 ? [&] { Milli c = 0; for (auto n : ctx.cluster.node_cpus) c += static_cast<Milli>(n) * 1000; return c; }()
                            : [&] { Milli c = 0; for (auto b : ctx.cluster.node_mem_bytes) c += b / 1000000; return c; }();
       warnings_.push_back(node_cap[r]
-          ? fmt::format("jobs request {}: queues' {} quotas and limits bind and the nodes' {} is divided as fair share; "
-                        "placement on a node checks GPUs only", name, name, name)
+          ? fmt::format("jobs request {}: queues' {} quotas and limits bind, the nodes' {} is divided as fair share, "
+                        "and a job is placed only where its {} is free (fractional GPU jobs: by GPU share only)", name, name, name, name)
           : fmt::format("jobs request {} but the cluster gives no node {}: {} quotas and limits bind queue-wise, and the "
                         "fair-share division of {} takes the cluster as large as the requests", name, name, name, name));
     }
+    asks_nodes_ = (uses_[0] && node_cap[0]) || (uses_[1] && node_cap[1]);
+    if (asks_nodes_ && do_consolidation_)
+      warnings_.push_back("consolidation is off: jobs ask the nodes' CPUs or memory, and consolidation moves jobs by GPUs only");
     for (int r = 0; r < 2; ++r)
       if (uses_[r]) {
         const size_t qs = static_cast<size_t>(t_.size());
@@ -231,7 +247,7 @@ class KaiScheduler final : public Scheduler {
     if (history_) historical_usage(v.now);
     build_state(v);
     if (do_allocate_) allocate(v, out);
-    if (do_consolidation_) consolidate(v, out);
+    if (do_consolidation_ && !asks_nodes_) consolidate(v, out);
     if (do_reclaim_) victims_pass(v, out, true);
     if (do_preempt_) victims_pass(v, out, false);
     if (history_) record_usage(v);
@@ -376,6 +392,7 @@ class KaiScheduler final : public Scheduler {
         fair_shares(t_, cap, xrequest_[r], 1, xfair_[r], subtree_req_, div_scratch_, {}, k_value_, r + 1);
       }
     free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
+    res_.reset(v.cluster);
     free_total_ = v.cluster.total_free_gpus;
     slot_.assign(v.cluster.gpu_used_milli.begin(), v.cluster.gpu_used_milli.end());
     if (any_fractional_) {
@@ -418,9 +435,9 @@ class KaiScheduler final : public Scheduler {
   // Placement of job j against `free`/`slot` (the pass's copies or a scratch what-if).
   // Whole GPUs: first fit. Fractional: the fullest shared GPU with room, else a fresh GPU on
   // the first node with one free. Writes shares_ / pack_node_, pack_gpu_.
-  bool place(JobIdx j, std::span<const int32_t> free, std::span<const int32_t> slot) {
+  bool place(JobIdx j, std::span<const int32_t> free, std::span<const int32_t> slot, const placement::NodeResources& res) {
     const JobSpec& js = view_->jobs[j];
-    if (!packed(j)) return placement::first_fit(js, free, shares_, view_->cluster.max_node_gpus);
+    if (!packed(j)) return res.first_fit(js, node_ask(j), free, {}, shares_, view_->cluster.max_node_gpus);
     int best = -1;
     for (size_t s = 0; s < slot.size(); ++s)
       if (slot[s] > 0 && slot[s] + js.gpu_milli <= 1000 && view_->cluster.node_up[slot_node_[s]] &&
@@ -438,16 +455,29 @@ class KaiScheduler final : public Scheduler {
     pack_slot_ = best;
     return true;
   }
+  // What j's pods ask of nodes besides GPUs (0 where no job requests cpu / memory).
+  placement::NodeAsk node_ask(JobIdx j) const {
+    placement::NodeAsk a;
+    if (uses_[0]) a.cpu_milli = xreq_[0][j];
+    if (uses_[1]) a.mem_mib = (xreq_[1][j] * 1000000 + 1048575) / 1048576;  // MB -> MiB, rounded up
+    return a;
+  }
   // Applies the last place() of j to `free`/`slot`.
   void take(JobIdx j, std::span<int32_t> free, std::span<int32_t> slot) {
-    if (!packed(j)) return placement::take(free, shares_);
+    if (!packed(j)) {
+      res_.take(shares_);
+      return placement::take(free, shares_);
+    }
     if (slot[pack_slot_] == 0) --free[slot_node_[pack_slot_]];
     slot[pack_slot_] += view_->jobs[j].gpu_milli;
   }
   // Returns a running job's GPUs to `free`/`slot`.
-  void give(JobIdx j, std::span<int32_t> free, std::span<int32_t> slot) {
+  void give(JobIdx j, std::span<int32_t> free, std::span<int32_t> slot, placement::NodeResources& res) {
     const int32_t s = view_->runs[j].gpu_slot;
-    if (s < 0) return placement::give(free, view_->allocation_of(j));
+    if (s < 0) {
+      res.give(view_->allocation_of(j));
+      return placement::give(free, view_->allocation_of(j));
+    }
     slot[s] -= view_->jobs[j].gpu_milli;
     if (slot[s] == 0) ++free[slot_node_[s]];
   }
@@ -505,7 +535,7 @@ class KaiScheduler final : public Scheduler {
   // Gives victims' GPUs back to the pass state (grace 0: they stop before the next start).
   void release_victims(std::span<const uint32_t> victims) {
     for (uint32_t k : victims) {
-      give(k, free_, slot_);
+      give(k, free_, slot_, res_);
       add_job(k, -1);
     }
     free_total_ = placement::sum(free_);
@@ -583,7 +613,7 @@ class KaiScheduler final : public Scheduler {
       while (cursor_[q] < lists_[q].size() && pipelined_[head(q)]) {
         const JobIdx j = head(q);
         ++cursor_[q];
-        if (!quota_block(j) && could_fit_whole(j) && place(j, free_, slot_)) {
+        if (!quota_block(j) && could_fit_whole(j) && place(j, free_, slot_, res_)) {
           start(j);
           continue;
         }
@@ -596,7 +626,7 @@ class KaiScheduler final : public Scheduler {
     // picked. With no GPU and no shared room left, nothing more can start: each leaf's next job
     // is recorded (the claimant of reclaim / preempt) and the scan stops.
     for (;;) {
-      if (free_total_ <= 0 && best_room_ <= 0) {
+      if (free_total_ <= 0 && best_room_ <= 0 && !any_cpu_only_) {  // CPU-only jobs may still start
         for (int q = 0; q < t_.size(); ++q)
           if (t_.leaf(q) && cursor_[q] < lists_[q].size()) {
             out.set_reason(head(q), kNoNodes);
@@ -628,7 +658,7 @@ class KaiScheduler final : public Scheduler {
           reason(j, b);
           continue;
         }
-        if (place(j, free_, slot_)) {
+        if (place(j, free_, slot_, res_)) {
           start(j);
           break;
         }
@@ -748,8 +778,9 @@ class KaiScheduler final : public Scheduler {
         }
         scratch_free_ = free_;
         scratch_slot_ = slot_;
-        for (uint32_t k : chosen) give(k, scratch_free_, scratch_slot_);
-        return place(j, scratch_free_, scratch_slot_);
+        scratch_res_ = res_;
+        for (uint32_t k : chosen) give(k, scratch_free_, scratch_slot_, scratch_res_);
+        return place(j, scratch_free_, scratch_slot_, scratch_res_);
       };
       if (!select_victims(t_, cands_, admissible, fits, chosen_)) continue;
       for (uint32_t k : chosen_) {
@@ -766,7 +797,7 @@ class KaiScheduler final : public Scheduler {
         continue;
       }
       release_victims(chosen_);
-      if (place(j, free_, slot_)) start(j);
+      if (place(j, free_, slot_, res_)) start(j);
     }
   }
 
@@ -829,6 +860,9 @@ class KaiScheduler final : public Scheduler {
   Decisions* out_ = nullptr;
   std::vector<RunningJob> running_, cands_;
   std::vector<int32_t> free_, slot_, scratch_free_, scratch_slot_;
+  placement::NodeResources res_, scratch_res_;  // the pass's free CPUs and memory; a what-if copy
+  bool asks_nodes_ = false;    // some job asks CPUs or memory the nodes give: placement checks them
+  bool any_cpu_only_ = false;  // some job asks no GPUs
   int64_t free_total_ = 0;
   Milli best_room_ = 0;
   // by leaf, per allocate: smallest request blocked by a limit / by the non-preemptible quota
