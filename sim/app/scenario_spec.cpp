@@ -36,8 +36,8 @@ std::shared_ptr<const ObjectSpec> node_group_spec() {
               integer("count", nullptr, "number of nodes").at_least(1).at_most(1000000).must(),
               integer("gpus_per_node", nullptr, "GPUs per node (0 = CPU-only nodes)").at_least(0).at_most(4096).in_unit("gpus").must(),
               integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = the group is one leaf)").at_least(0),
-              integer("cpus_per_node", 0, "CPUs per node, consumable (slurm.conf CPUs=; 0 = not given: CPUs never bind)").at_least(0).at_most(1048576),
-              integer("mem_per_node_mib", 0, "consumable memory per node (slurm.conf RealMemory= with SelectTypeParameters CR_*_Memory; 0 = not given: memory never binds)").at_least(0).at_most(2147483647).in_unit("MiB"),
+              integer("cpus_per_node", 0, "CPUs per node, consumable (slurm.conf CPUs=; Kubernetes allocatable cpu for the kueue and kai models; 0 = not given: CPUs never bind)").at_least(0).at_most(1048576),
+              integer("mem_per_node_mib", 0, "consumable memory per node (slurm.conf RealMemory= with SelectTypeParameters CR_*_Memory; Kubernetes allocatable memory for the kueue and kai models; 0 = not given: memory never binds)").at_least(0).at_most(2147483647).in_unit("MiB"),
               labels_field("Kubernetes node labels of these nodes (over the cluster's labels), e.g. {\"cloud.google.com/gke-nodepool\": \"h100-pool\"}; kubernetes.io/hostname is the node name")});
   s->check = check_labels;
   return s;
@@ -85,7 +85,7 @@ std::shared_ptr<const ObjectSpec> job_spec() {
               integer("gpus", nullptr, "total GPUs (0 = a CPU-only job: needs nodes that give CPUs or memory, and the slurm, kueue or kai model)").at_least(0).in_unit("gpus").must(),
               integer("nodes", 0, "exact node count (0 = any)").at_least(0),
               integer("cpus", 0, "CPUs the job asks for in all (0 = not given: one per node; Slurm's job-size factor and TRES then use its GPUs)").at_least(0).at_most(2147483647),
-              integer("mem_per_node_mib", 0, "memory per node (sbatch --mem; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
+              integer("mem_per_node_mib", 0, "memory per node (sbatch --mem; under kueue and kai: per pod; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
               integer("mem_per_cpu_mib", 0, "memory per CPU (sbatch --mem-per-cpu; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
               integer("mem_per_gpu_mib", 0, "memory per GPU (sbatch --mem-per-gpu; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
               string("user", "", "user"),
