@@ -77,15 +77,6 @@ class KaiScheduler final : public Scheduler {
         max_preemptees_(p.at("consolidation_max_preemptees").get<int>()),
         time_aware_(p.at("time_aware_fairness").get<bool>()), k_value_(p.at("k_value").get<double>()),
         session_period_s_(p.at("session_period_s").get<double>()) {
-    if (time_aware_) {
-      const auto& u = p.at("usage_params");
-      UsageParams up;
-      up.half_life_s = u.at("half_life_period_s").get<double>();
-      up.window_s = u.at("window_size_s").get<double>();
-      up.window = u.at("window_type").get<std::string>() == "tumbling" ? WindowType::Tumbling : WindowType::Sliding;
-      up.tumbling_start_s = u.at("tumbling_window_start_s").get<double>();
-      history_.emplace(up, static_cast<size_t>(t_.size()) + 1);
-    }
     rcfg_.reclaimer_utilization_multiplier = p.at("reclaimer_utilization_multiplier").get<double>();
     for (const auto& a : p.at("actions")) {
       const std::string s = a.get<std::string>();
@@ -141,6 +132,7 @@ class KaiScheduler final : public Scheduler {
       req_[j] = sharing_ && js.gpu_milli > 0 ? js.gpu_milli : static_cast<Milli>(js.gpus) * 1000;
     }
     job_cpu_memory(p, ctx);
+    if (time_aware_) usage_history(p.at("usage_params"), ctx.cluster);
     for (const auto& [qn, count] : unmapped)
       warnings_.push_back(fmt::format("{} jobs map to queue '{}', which is not a leaf Queue in the manifests; they stay pending (NoQueue)", count, qn));
     const size_t qs = static_cast<size_t>(t_.size());
@@ -227,6 +219,28 @@ class KaiScheduler final : public Scheduler {
   }
   bool uses_extra() const { return uses_[0] || uses_[1]; }
 
+  // Time-aware fairness: one block of channels (each queue, then the cluster's capacity) for
+  // GPUs, and one for cpu and for memory where jobs request them and the nodes give them, as
+  // KAI's usage database reports each of nvidia.com/gpu, cpu and memory over its own capacity
+  // (pkg/scheduler/cache/usagedb/prometheus/prometheus.go GetResourceUsage).
+  void usage_history(const cfg::json& u, const ClusterConfig& cluster) {
+    UsageParams up;
+    up.half_life_s = u.at("half_life_period_s").get<double>();
+    up.window_s = u.at("window_size_s").get<double>();
+    up.window = u.at("window_type").get<std::string>() == "tumbling" ? WindowType::Tumbling : WindowType::Sliding;
+    up.tumbling_start_s = u.at("tumbling_window_start_s").get<double>();
+    const bool node_cap[2] = {cluster.gives_cpus(), cluster.gives_mem()};
+    size_t blocks = 1;
+    for (int r = 0; r < 2; ++r) {
+      if (!uses_[r]) continue;
+      if (node_cap[r]) ublock_[r] = static_cast<int>(blocks++);
+      else warnings_.push_back(fmt::format("time-aware fairness counts no {} usage: the cluster gives no node {} to "
+                                           "measure it against (cluster.node_groups {})", kResourceNames[r + 1],
+                                           kResourceNames[r + 1], r == 0 ? "cpus_per_node" : "mem_per_node_mib"));
+    }
+    history_.emplace(up, blocks * (static_cast<size_t>(t_.size()) + 1));
+  }
+
   std::string_view name() const override { return "kai"; }
   bool wants_job_events() const override { return false; }
   bool packs_gpu_fractions() const override { return sharing_; }
@@ -297,6 +311,7 @@ class KaiScheduler final : public Scheduler {
                                                                 {"over_quota_weight", rq.weight},
                                                                 {"fair_share_at_end", xfair_[r][q]},
                                                                 {"allocated_at_end", xalloc_[r][q]}};
+          if (!xusage_[r].empty()) qs[s.name][r == 0 ? "cpu_millicores" : "memory_mb"]["historical_usage_share"] = xusage_[r][q];
         }
     }
     r["queues"] = qs;
@@ -389,7 +404,7 @@ class KaiScheduler final : public Scheduler {
         Milli cap = cap_x_[r];
         if (cap <= 0)
           for (int q = 0; q < t_.size(); ++q) cap += t_.leaf(q) ? xrequest_[r][q] : 0;
-        fair_shares(t_, cap, xrequest_[r], 1, xfair_[r], subtree_req_, div_scratch_, {}, k_value_, r + 1);
+        fair_shares(t_, cap, xrequest_[r], 1, xfair_[r], subtree_req_, div_scratch_, xusage_[r], k_value_, r + 1);
       }
     free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
     res_.reset(v.cluster);
@@ -410,19 +425,38 @@ class KaiScheduler final : public Scheduler {
     else best_room_ = 0;
   }
 
-  // Time-aware fairness: each queue's GPU usage over the window, over the cluster's GPU
-  // capacity over the same window (the last channel), as KAI's usage database reports it.
+  // Time-aware fairness: each queue's usage over the window, over the cluster's capacity over
+  // the same window (each block's last channel), per resource, as KAI's usage database reports
+  // it; each resource's division weighs its own usage (resource_division.go calcShareWeights).
   void historical_usage(double now) {
     history_->window_sums(now, sums_);
-    const double cap = sums_.back();
-    usage_.assign(static_cast<size_t>(t_.size()), 0.0);
-    for (int q = 0; q < t_.size(); ++q) usage_[q] = cap > 0 ? sums_[q] / cap : 0.0;
+    const size_t qs = static_cast<size_t>(t_.size());
+    auto block = [&](size_t b, std::vector<double>& out) {
+      const double cap = sums_[b * (qs + 1) + qs];
+      out.assign(qs, 0.0);
+      for (size_t q = 0; q < qs; ++q) out[q] = cap > 0 ? sums_[b * (qs + 1) + q] / cap : 0.0;
+    };
+    block(0, usage_);
+    for (int r = 0; r < 2; ++r)
+      if (ublock_[r] > 0) block(static_cast<size_t>(ublock_[r]), xusage_[r]);
   }
-  // The allocation this pass leaves holds until the next pass (every start and end is a pass).
+  // The allocation this pass leaves holds until the next pass (every start and end is a pass):
+  // GPUs; cpu in cores and memory in MB against the up nodes' capacity.
   void record_usage(const Snapshot& v) {
-    rates_.resize(static_cast<size_t>(t_.size()) + 1);
-    for (int q = 0; q < t_.size(); ++q) rates_[q] = static_cast<double>(alloc_[q]) / 1000.0;
-    rates_.back() = static_cast<double>(v.cluster.total_up_gpus);
+    const size_t qs = static_cast<size_t>(t_.size());
+    rates_.assign(history_->channels(), 0.0);
+    for (size_t q = 0; q < qs; ++q) rates_[q] = static_cast<double>(alloc_[q]) / 1000.0;
+    rates_[qs] = static_cast<double>(v.cluster.total_up_gpus);
+    for (int r = 0; r < 2; ++r) {
+      if (ublock_[r] <= 0) continue;
+      const size_t b = static_cast<size_t>(ublock_[r]) * (qs + 1);
+      for (size_t q = 0; q < qs; ++q) rates_[b + q] = static_cast<double>(xalloc_[r][q]) / (r == 0 ? 1000.0 : 1.0);
+      const auto cap = r == 0 ? v.cluster.capacity_cpus : v.cluster.capacity_mem_mib;
+      double up = 0;
+      for (size_t n = 0; n < cap.size(); ++n)
+        if (v.cluster.node_up[n]) up += static_cast<double>(cap[n]);
+      rates_[b + qs] = r == 0 ? up : up * 1.048576;  // MiB -> MB
+    }
     history_->record(v.now, rates_);
   }
 
@@ -829,6 +863,8 @@ class KaiScheduler final : public Scheduler {
   double session_period_s_;  // 0: a session at engine events only
   std::optional<UsageHistory> history_;  // time-aware fairness only
   std::vector<double> usage_, sums_, rates_;  // by queue: normalised historical usage (empty = off)
+  std::vector<double> xusage_[2];             // the same for cpu and memory (empty = not counted)
+  int ublock_[2] = {-1, -1};                  // their channel block in history_ (-1 = none)
   // cpu (index 0, millicores) and memory (1, MB), only where some job requests them (uses_)
   bool uses_[2] = {false, false};
   Milli cap_x_[2] = {0, 0};                    // the nodes' total; 0 = not given
