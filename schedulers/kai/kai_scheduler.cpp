@@ -784,7 +784,7 @@ class KaiScheduler final : public Scheduler {
       if (pipelined_[j]) continue;
       const Claimant c{queue_[j], prio_[j], preemptible_[j] != 0, req_[j]};
       if (reclaim) {
-        if (!may_reclaim(t_, alloc_, fair_, np_alloc_, c) || quota_block(j)) continue;
+        if (!may_reclaim(t_, alloc_, fair_, np_alloc_, c) || !extra_within_fair(j) || quota_block(j)) continue;
         if (!packed(j) && free_total_ + reclaimable_gpus_bound(c.queue) < v.jobs[j].gpus) continue;
         reclaim_candidates(t_, alloc_, fair_, running_, c, cands_);
       } else {
@@ -792,8 +792,12 @@ class KaiScheduler final : public Scheduler {
       }
       drop_min_runtime_protected(v, out, c.queue, reclaim);
       if (cands_.empty()) continue;
+      for (int r = 0; r < 2; ++r)
+        if (uses_[r]) xremoved_[r].assign(static_cast<size_t>(t_.size()), 0);
       const AdmissibleFn admissible = [&](const RunningJob& cand, std::span<const Milli> removed) {
-        return !reclaim || reclaim_victim_ok(t_, alloc_, fair_, removed, c, cand.queue, cand.req, rcfg_);
+        if (!reclaim) return true;
+        if (!uses_extra()) return reclaim_victim_ok(t_, alloc_, fair_, removed, c, cand.queue, cand.req, rcfg_);
+        return reclaim_victim_ok_extra(j, c, cand, removed);
       };
       const FitsFn fits = [&](std::span<const uint32_t> chosen) {
         if (!packed(j)) {  // cheap count test before a placement
@@ -835,6 +839,39 @@ class KaiScheduler final : public Scheduler {
     }
   }
 
+  // CanReclaimResources over cpu and memory: the reclaimer's queue path stays within its fair
+  // share of each with the job (a non-preemptible one: quota_block holds it to deserved).
+  bool extra_within_fair(JobIdx j) const {
+    if (!preemptible_[j]) return true;
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r])
+        for (int q = queue_[j]; q != kNoQueue; q = t_[q].parent)
+          if (xalloc_[r][q] + xreq_[r][j] > xfair_[r][q]) return false;
+    return true;
+  }
+  // The victim test over gpu, cpu and memory (reclaim_victim_ok_res): the cpu and memory taken
+  // so far follow the GPUs select_victims counts; a refused candidate's are given back.
+  bool reclaim_victim_ok_extra(JobIdx j, const Claimant& c, const RunningJob& cand, std::span<const Milli> removed) {
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r])
+        for (int q = cand.queue; q != kNoQueue; q = t_[q].parent) xremoved_[r][q] += xreq_[r][cand.key];
+    ResState res[kResources];
+    Milli in_req[kResources] = {req_[j], 0, 0}, v_req[kResources] = {cand.req, 0, 0};
+    res[kGpu] = {alloc_, fair_, removed};
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r]) {
+        res[r + 1] = {xalloc_[r], xfair_[r], xremoved_[r]};
+        in_req[r + 1] = xreq_[r][j];
+        v_req[r + 1] = xreq_[r][cand.key];
+      }
+    const bool ok = reclaim_victim_ok_res(t_, res, c, in_req, cand.queue, v_req, rcfg_);
+    if (!ok)
+      for (int r = 0; r < 2; ++r)
+        if (uses_[r])
+          for (int q = cand.queue; q != kNoQueue; q = t_[q].parent) xremoved_[r][q] -= xreq_[r][cand.key];
+    return ok;
+  }
+
   // The minruntime plugin's victim filters: a candidate that started less than its minimum
   // runtime ago is protected; the pass that follows its protection's end may take it.
   void drop_min_runtime_protected(const Snapshot& v, Decisions& out, int claimant_queue, bool reclaim) {
@@ -870,6 +907,7 @@ class KaiScheduler final : public Scheduler {
   Milli cap_x_[2] = {0, 0};                    // the nodes' total; 0 = not given
   std::vector<Milli> xreq_[2];                 // by JobIdx
   std::vector<Milli> xalloc_[2], xnp_alloc_[2], xrequest_[2], xfair_[2];  // by queue
+  std::vector<Milli> xremoved_[2];  // by queue: cpu / memory of the victims chosen so far (reclaim)
   bool do_allocate_ = false, do_consolidation_ = false, do_reclaim_ = false, do_preempt_ = false;
   bool any_fractional_ = false;
   // by JobIdx

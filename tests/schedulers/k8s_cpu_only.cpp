@@ -219,3 +219,25 @@ TEST_CASE("kai CPU-only: the cpu limit binds, node CPUs place, GPU jobs share no
     CHECK(k.r(1).start_s == 200);
   }
 }
+
+// KAI reclaims by every resource a queue holds (pkg/scheduler/plugins/proportion/reclaimable:
+// CanReclaimResources, MaintainFairShareStrategy, GuaranteeDeservedQuotaStrategy compare
+// gpu, cpu and memory together; NVIDIA/KAI-Scheduler at 72de64fc8eca10fa8cca26a20156178f3edbe092):
+// b takes back its deserved 4 CPUs from a, which ran over it, but not a's own deserved 4.
+TEST_CASE("kai CPU-only reclaim: by cpu fair share and deserved quota", "[kai][k8s][cpu-only]") {
+  kai_test::Run k;
+  k.w.jobs.push_back(cpu_job(k.w, 1, "a", 0, 1000, 0, 4));
+  k.w.jobs.push_back(cpu_job(k.w, 2, "a", 0, 1000, 0, 4));
+  k.w.jobs.push_back(cpu_job(k.w, 3, "b", 10, 1000, 0, 4));
+  k.w.jobs.push_back(cpu_job(k.w, 4, "b", 10, 1000, 0, 4));
+  k.cpus_per_node = 8;
+  std::string yaml;
+  for (const char* q : {"a", "b"})
+    yaml += std::string("apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: ") + q +
+            "}\nspec:\n  resources:\n    gpu: {quota: 0, limit: -1, overQuotaWeight: 1}\n"
+            "    cpu: {quota: 4000, limit: -1, overQuotaWeight: 1}\n---\n";
+  k.go("kai-cpu-reclaim", yaml, cfg::json::object(), 1, 0);
+  CHECK(k.preempted().size() == 1);       // one of a's jobs, not both
+  CHECK(k.r(3).first_start_s == 10);      // b reclaims its deserved CPUs at once
+  CHECK(k.r(4).first_start_s >= 1000);    // and no more: a keeps its own deserved 4
+}
