@@ -764,9 +764,10 @@ class KueueScheduler final : public Scheduler {
       if (!view_->cluster.node_up[n] || (flavor_[j] >= 0 && !flavor_mask_[flavor_[j]].empty() && !flavor_mask_[flavor_[j]][n]))
         cap_[n] = 0;
     const Qty hard = ns_hard_[ns_of(j)];
-    cap_res_.reset_capacity(view_->cluster);
+    cap_res_.reset_capacity(view_->cluster);  // a CPU-only job's nodes: its flavor's (cap_ masks GPUs only)
+    const std::span<const uint8_t> mask = flavor_[j] >= 0 ? std::span<const uint8_t>(flavor_mask_[flavor_[j]]) : std::span<const uint8_t>();
     if ((hard >= 0 && view_->jobs[j].gpus > hard) ||
-        !cap_res_.first_fit(view_->jobs[j], node_ask(j), cap_, {}, shares_, view_->cluster.max_node_gpus)) {
+        !cap_res_.first_fit(view_->jobs[j], node_ask(j), cap_, mask, shares_, view_->cluster.max_node_gpus)) {
       deactivated_[j] = 1;
       out_->set_reason(j, kNeverFits);
       return;

@@ -150,6 +150,18 @@ TEST_CASE("kueue CPU-only: cpu quota admits, node CPUs place", "[kueue][k8s][cpu
   }
 }
 
+TEST_CASE("kueue CPU-only: pods no node of their flavor can hold are deactivated (NeverFitsCluster)", "[kueue][k8s][cpu-only]") {
+  KueueRun k;
+  k.w.jobs.push_back(cpu_job(k.w, 1, "etl", 0, 100, 0, 6));
+  ClusterConfig c = cpu_cluster(2, 0, 4, 1024);
+  c.node_cpus[1] = 8;  // n002 could hold it, but flavor f is n001 only
+  cfg::json p;
+  p["flavor_nodes"] = {{"f", "n001"}};
+  k.go("neverfits", kueue_yaml("cpu", "{name: cpu, nominalQuota: 16}"), c, p);
+  CHECK(k.r(0).state == JobState::Unstarted);
+  CHECK(k.sched->reason_name(k.r(0).reason) == "NeverFitsCluster");
+}
+
 TEST_CASE("kueue CPU-only and GPU jobs share a node", "[kueue][k8s][cpu-only]") {
   KueueRun k;
   k.w.jobs.push_back(cpu_job(k.w, 1, "train", 0, 100, 8, 0));  // 8 GPUs, 1 cpu per GPU (requests_per_gpu)
