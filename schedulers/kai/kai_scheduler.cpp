@@ -16,8 +16,10 @@
 // (gpu_milli_limit) is not reserved, so devices whose summed limits exceed one GPU are counted
 // as oversubscribed in the report.
 // CPU and memory. Jobs' cpu / memory come from the scheduler block (requests_per_job /
-// requests_per_gpu); they are charged against the Queues' cpu / memory limits and quotas and
-// divided per resource like GPUs, only when some job requests them (otherwise nothing changes).
+// requests_per_gpu), a CPU-only job's own cpus and every job's own mem_per_*_mib; they are
+// charged against the Queues' cpu / memory limits and quotas and divided per resource like
+// GPUs, only when some job requests them (otherwise nothing changes). Where the nodes give
+// CPUs or memory, a job is placed only on nodes that have them free (common/node_resources).
 #include "schedulers/kai/kai_scheduler.hpp"
 
 #include <algorithm>
@@ -29,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include "schedulers/common/node_resources.hpp"
 #include "schedulers/common/placement.hpp"
 #include "schedulers/kai/usage.hpp"
 #include "schedulers/kueue/kueue_scheduler.hpp"
@@ -74,15 +77,6 @@ class KaiScheduler final : public Scheduler {
         max_preemptees_(p.at("consolidation_max_preemptees").get<int>()),
         time_aware_(p.at("time_aware_fairness").get<bool>()), k_value_(p.at("k_value").get<double>()),
         session_period_s_(p.at("session_period_s").get<double>()) {
-    if (time_aware_) {
-      const auto& u = p.at("usage_params");
-      UsageParams up;
-      up.half_life_s = u.at("half_life_period_s").get<double>();
-      up.window_s = u.at("window_size_s").get<double>();
-      up.window = u.at("window_type").get<std::string>() == "tumbling" ? WindowType::Tumbling : WindowType::Sliding;
-      up.tumbling_start_s = u.at("tumbling_window_start_s").get<double>();
-      history_.emplace(up, static_cast<size_t>(t_.size()) + 1);
-    }
     rcfg_.reclaimer_utilization_multiplier = p.at("reclaimer_utilization_multiplier").get<double>();
     for (const auto& a : p.at("actions")) {
       const std::string s = a.get<std::string>();
@@ -138,6 +132,7 @@ class KaiScheduler final : public Scheduler {
       req_[j] = sharing_ && js.gpu_milli > 0 ? js.gpu_milli : static_cast<Milli>(js.gpus) * 1000;
     }
     job_cpu_memory(p, ctx);
+    if (time_aware_) usage_history(p.at("usage_params"), ctx.cluster);
     for (const auto& [qn, count] : unmapped)
       warnings_.push_back(fmt::format("{} jobs map to queue '{}', which is not a leaf Queue in the manifests; they stay pending (NoQueue)", count, qn));
     const size_t qs = static_cast<size_t>(t_.size());
@@ -174,13 +169,23 @@ class KaiScheduler final : public Scheduler {
     for (auto [key, out] : {std::pair{"requests_per_job", per_job}, std::pair{"requests_per_gpu", per_gpu}})
       for (const auto& [res, q] : p.at(key).items()) out[res == "cpu" ? 0 : 1] = kueue::request_quantity(q);
     const double scale[2] = {1000.0, 1e-6};  // cores -> millicores, bytes -> MB (KAI's Queue units)
+    // A job's own fields: a CPU-only job's cpus (millicores); its memory, MiB -> MB rounded up.
+    auto own = [&](int r, const JobSpec& js) -> Milli {
+      if (r == 0) return js.gpus <= 0 ? static_cast<Milli>(js.cpus) * 1000 : 0;
+      return (placement::job_mem_mib(js) * 1048576 + 999999) / 1000000;
+    };
     for (int r = 0; r < 2; ++r) {
-      if (per_job[r] == 0 && per_gpu[r] == 0) continue;
+      const bool any_own = std::any_of(ctx.workload.jobs.begin(), ctx.workload.jobs.end(),
+                                       [&](const JobSpec& js) { return own(r, js) > 0; });
+      if (per_job[r] == 0 && per_gpu[r] == 0 && !any_own) continue;
       uses_[r] = true;
       xreq_[r].assign(queue_.size(), 0);
-      for (size_t j = 0; j < queue_.size(); ++j)
-        xreq_[r][j] = static_cast<Milli>(std::llround((per_job[r] + per_gpu[r] * ctx.workload.jobs[j].gpus) * scale[r]));
+      for (size_t j = 0; j < queue_.size(); ++j) {
+        const JobSpec& js = ctx.workload.jobs[j];
+        xreq_[r][j] = static_cast<Milli>(std::llround((per_job[r] + per_gpu[r] * js.gpus) * scale[r])) + own(r, js);
+      }
     }
+    for (const auto& js : ctx.workload.jobs) any_cpu_only_ = any_cpu_only_ || js.gpus <= 0;
     const bool node_cap[2] = {ctx.cluster.gives_cpus(), ctx.cluster.gives_mem()};
     for (int r = 0; r < 2; ++r) {
       const char* name = kResourceNames[r + 1];
@@ -195,11 +200,14 @@ class KaiScheduler final : public Scheduler {
         cap_x_[r] = r == 0 ? [&] { Milli c = 0; for (auto n : ctx.cluster.node_cpus) c += static_cast<Milli>(n) * 1000; return c; }()
                            : [&] { Milli c = 0; for (auto b : ctx.cluster.node_mem_bytes) c += b / 1000000; return c; }();
       warnings_.push_back(node_cap[r]
-          ? fmt::format("jobs request {}: queues' {} quotas and limits bind and the nodes' {} is divided as fair share; "
-                        "placement on a node checks GPUs only", name, name, name)
+          ? fmt::format("jobs request {}: queues' {} quotas and limits bind, the nodes' {} is divided as fair share, "
+                        "and a job is placed only where its {} is free (fractional GPU jobs: by GPU share only)", name, name, name, name)
           : fmt::format("jobs request {} but the cluster gives no node {}: {} quotas and limits bind queue-wise, and the "
                         "fair-share division of {} takes the cluster as large as the requests", name, name, name, name));
     }
+    asks_nodes_ = (uses_[0] && node_cap[0]) || (uses_[1] && node_cap[1]);
+    if (asks_nodes_ && do_consolidation_)
+      warnings_.push_back("consolidation is off: jobs ask the nodes' CPUs or memory, and consolidation moves jobs by GPUs only");
     for (int r = 0; r < 2; ++r)
       if (uses_[r]) {
         const size_t qs = static_cast<size_t>(t_.size());
@@ -210,6 +218,28 @@ class KaiScheduler final : public Scheduler {
       }
   }
   bool uses_extra() const { return uses_[0] || uses_[1]; }
+
+  // Time-aware fairness: one block of channels (each queue, then the cluster's capacity) for
+  // GPUs, and one for cpu and for memory where jobs request them and the nodes give them, as
+  // KAI's usage database reports each of nvidia.com/gpu, cpu and memory over its own capacity
+  // (pkg/scheduler/cache/usagedb/prometheus/prometheus.go GetResourceUsage).
+  void usage_history(const cfg::json& u, const ClusterConfig& cluster) {
+    UsageParams up;
+    up.half_life_s = u.at("half_life_period_s").get<double>();
+    up.window_s = u.at("window_size_s").get<double>();
+    up.window = u.at("window_type").get<std::string>() == "tumbling" ? WindowType::Tumbling : WindowType::Sliding;
+    up.tumbling_start_s = u.at("tumbling_window_start_s").get<double>();
+    const bool node_cap[2] = {cluster.gives_cpus(), cluster.gives_mem()};
+    size_t blocks = 1;
+    for (int r = 0; r < 2; ++r) {
+      if (!uses_[r]) continue;
+      if (node_cap[r]) ublock_[r] = static_cast<int>(blocks++);
+      else warnings_.push_back(fmt::format("time-aware fairness counts no {} usage: the cluster gives no node {} to "
+                                           "measure it against (cluster.node_groups {})", kResourceNames[r + 1],
+                                           kResourceNames[r + 1], r == 0 ? "cpus_per_node" : "mem_per_node_mib"));
+    }
+    history_.emplace(up, blocks * (static_cast<size_t>(t_.size()) + 1));
+  }
 
   std::string_view name() const override { return "kai"; }
   bool wants_job_events() const override { return false; }
@@ -231,7 +261,7 @@ class KaiScheduler final : public Scheduler {
     if (history_) historical_usage(v.now);
     build_state(v);
     if (do_allocate_) allocate(v, out);
-    if (do_consolidation_) consolidate(v, out);
+    if (do_consolidation_ && !asks_nodes_) consolidate(v, out);
     if (do_reclaim_) victims_pass(v, out, true);
     if (do_preempt_) victims_pass(v, out, false);
     if (history_) record_usage(v);
@@ -281,6 +311,7 @@ class KaiScheduler final : public Scheduler {
                                                                 {"over_quota_weight", rq.weight},
                                                                 {"fair_share_at_end", xfair_[r][q]},
                                                                 {"allocated_at_end", xalloc_[r][q]}};
+          if (!xusage_[r].empty()) qs[s.name][r == 0 ? "cpu_millicores" : "memory_mb"]["historical_usage_share"] = xusage_[r][q];
         }
     }
     r["queues"] = qs;
@@ -373,9 +404,10 @@ class KaiScheduler final : public Scheduler {
         Milli cap = cap_x_[r];
         if (cap <= 0)
           for (int q = 0; q < t_.size(); ++q) cap += t_.leaf(q) ? xrequest_[r][q] : 0;
-        fair_shares(t_, cap, xrequest_[r], 1, xfair_[r], subtree_req_, div_scratch_, {}, k_value_, r + 1);
+        fair_shares(t_, cap, xrequest_[r], 1, xfair_[r], subtree_req_, div_scratch_, xusage_[r], k_value_, r + 1);
       }
     free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
+    res_.reset(v.cluster);
     free_total_ = v.cluster.total_free_gpus;
     slot_.assign(v.cluster.gpu_used_milli.begin(), v.cluster.gpu_used_milli.end());
     if (any_fractional_) {
@@ -393,19 +425,38 @@ class KaiScheduler final : public Scheduler {
     else best_room_ = 0;
   }
 
-  // Time-aware fairness: each queue's GPU usage over the window, over the cluster's GPU
-  // capacity over the same window (the last channel), as KAI's usage database reports it.
+  // Time-aware fairness: each queue's usage over the window, over the cluster's capacity over
+  // the same window (each block's last channel), per resource, as KAI's usage database reports
+  // it; each resource's division weighs its own usage (resource_division.go calcShareWeights).
   void historical_usage(double now) {
     history_->window_sums(now, sums_);
-    const double cap = sums_.back();
-    usage_.assign(static_cast<size_t>(t_.size()), 0.0);
-    for (int q = 0; q < t_.size(); ++q) usage_[q] = cap > 0 ? sums_[q] / cap : 0.0;
+    const size_t qs = static_cast<size_t>(t_.size());
+    auto block = [&](size_t b, std::vector<double>& out) {
+      const double cap = sums_[b * (qs + 1) + qs];
+      out.assign(qs, 0.0);
+      for (size_t q = 0; q < qs; ++q) out[q] = cap > 0 ? sums_[b * (qs + 1) + q] / cap : 0.0;
+    };
+    block(0, usage_);
+    for (int r = 0; r < 2; ++r)
+      if (ublock_[r] > 0) block(static_cast<size_t>(ublock_[r]), xusage_[r]);
   }
-  // The allocation this pass leaves holds until the next pass (every start and end is a pass).
+  // The allocation this pass leaves holds until the next pass (every start and end is a pass):
+  // GPUs; cpu in cores and memory in MB against the up nodes' capacity.
   void record_usage(const Snapshot& v) {
-    rates_.resize(static_cast<size_t>(t_.size()) + 1);
-    for (int q = 0; q < t_.size(); ++q) rates_[q] = static_cast<double>(alloc_[q]) / 1000.0;
-    rates_.back() = static_cast<double>(v.cluster.total_up_gpus);
+    const size_t qs = static_cast<size_t>(t_.size());
+    rates_.assign(history_->channels(), 0.0);
+    for (size_t q = 0; q < qs; ++q) rates_[q] = static_cast<double>(alloc_[q]) / 1000.0;
+    rates_[qs] = static_cast<double>(v.cluster.total_up_gpus);
+    for (int r = 0; r < 2; ++r) {
+      if (ublock_[r] <= 0) continue;
+      const size_t b = static_cast<size_t>(ublock_[r]) * (qs + 1);
+      for (size_t q = 0; q < qs; ++q) rates_[b + q] = static_cast<double>(xalloc_[r][q]) / (r == 0 ? 1000.0 : 1.0);
+      const auto cap = r == 0 ? v.cluster.capacity_cpus : v.cluster.capacity_mem_mib;
+      double up = 0;
+      for (size_t n = 0; n < cap.size(); ++n)
+        if (v.cluster.node_up[n]) up += static_cast<double>(cap[n]);
+      rates_[b + qs] = r == 0 ? up : up * 1.048576;  // MiB -> MB
+    }
     history_->record(v.now, rates_);
   }
 
@@ -418,9 +469,9 @@ class KaiScheduler final : public Scheduler {
   // Placement of job j against `free`/`slot` (the pass's copies or a scratch what-if).
   // Whole GPUs: first fit. Fractional: the fullest shared GPU with room, else a fresh GPU on
   // the first node with one free. Writes shares_ / pack_node_, pack_gpu_.
-  bool place(JobIdx j, std::span<const int32_t> free, std::span<const int32_t> slot) {
+  bool place(JobIdx j, std::span<const int32_t> free, std::span<const int32_t> slot, const placement::NodeResources& res) {
     const JobSpec& js = view_->jobs[j];
-    if (!packed(j)) return placement::first_fit(js, free, shares_, view_->cluster.max_node_gpus);
+    if (!packed(j)) return res.first_fit(js, node_ask(j), free, {}, shares_, view_->cluster.max_node_gpus);
     int best = -1;
     for (size_t s = 0; s < slot.size(); ++s)
       if (slot[s] > 0 && slot[s] + js.gpu_milli <= 1000 && view_->cluster.node_up[slot_node_[s]] &&
@@ -438,16 +489,29 @@ class KaiScheduler final : public Scheduler {
     pack_slot_ = best;
     return true;
   }
+  // What j's pods ask of nodes besides GPUs (0 where no job requests cpu / memory).
+  placement::NodeAsk node_ask(JobIdx j) const {
+    placement::NodeAsk a;
+    if (uses_[0]) a.cpu_milli = xreq_[0][j];
+    if (uses_[1]) a.mem_mib = (xreq_[1][j] * 1000000 + 1048575) / 1048576;  // MB -> MiB, rounded up
+    return a;
+  }
   // Applies the last place() of j to `free`/`slot`.
   void take(JobIdx j, std::span<int32_t> free, std::span<int32_t> slot) {
-    if (!packed(j)) return placement::take(free, shares_);
+    if (!packed(j)) {
+      res_.take(shares_);
+      return placement::take(free, shares_);
+    }
     if (slot[pack_slot_] == 0) --free[slot_node_[pack_slot_]];
     slot[pack_slot_] += view_->jobs[j].gpu_milli;
   }
   // Returns a running job's GPUs to `free`/`slot`.
-  void give(JobIdx j, std::span<int32_t> free, std::span<int32_t> slot) {
+  void give(JobIdx j, std::span<int32_t> free, std::span<int32_t> slot, placement::NodeResources& res) {
     const int32_t s = view_->runs[j].gpu_slot;
-    if (s < 0) return placement::give(free, view_->allocation_of(j));
+    if (s < 0) {
+      res.give(view_->allocation_of(j));
+      return placement::give(free, view_->allocation_of(j));
+    }
     slot[s] -= view_->jobs[j].gpu_milli;
     if (slot[s] == 0) ++free[slot_node_[s]];
   }
@@ -505,7 +569,7 @@ class KaiScheduler final : public Scheduler {
   // Gives victims' GPUs back to the pass state (grace 0: they stop before the next start).
   void release_victims(std::span<const uint32_t> victims) {
     for (uint32_t k : victims) {
-      give(k, free_, slot_);
+      give(k, free_, slot_, res_);
       add_job(k, -1);
     }
     free_total_ = placement::sum(free_);
@@ -583,7 +647,7 @@ class KaiScheduler final : public Scheduler {
       while (cursor_[q] < lists_[q].size() && pipelined_[head(q)]) {
         const JobIdx j = head(q);
         ++cursor_[q];
-        if (!quota_block(j) && could_fit_whole(j) && place(j, free_, slot_)) {
+        if (!quota_block(j) && could_fit_whole(j) && place(j, free_, slot_, res_)) {
           start(j);
           continue;
         }
@@ -596,7 +660,7 @@ class KaiScheduler final : public Scheduler {
     // picked. With no GPU and no shared room left, nothing more can start: each leaf's next job
     // is recorded (the claimant of reclaim / preempt) and the scan stops.
     for (;;) {
-      if (free_total_ <= 0 && best_room_ <= 0) {
+      if (free_total_ <= 0 && best_room_ <= 0 && !any_cpu_only_) {  // CPU-only jobs may still start
         for (int q = 0; q < t_.size(); ++q)
           if (t_.leaf(q) && cursor_[q] < lists_[q].size()) {
             out.set_reason(head(q), kNoNodes);
@@ -628,7 +692,7 @@ class KaiScheduler final : public Scheduler {
           reason(j, b);
           continue;
         }
-        if (place(j, free_, slot_)) {
+        if (place(j, free_, slot_, res_)) {
           start(j);
           break;
         }
@@ -720,7 +784,7 @@ class KaiScheduler final : public Scheduler {
       if (pipelined_[j]) continue;
       const Claimant c{queue_[j], prio_[j], preemptible_[j] != 0, req_[j]};
       if (reclaim) {
-        if (!may_reclaim(t_, alloc_, fair_, np_alloc_, c) || quota_block(j)) continue;
+        if (!may_reclaim(t_, alloc_, fair_, np_alloc_, c) || !extra_within_fair(j) || quota_block(j)) continue;
         if (!packed(j) && free_total_ + reclaimable_gpus_bound(c.queue) < v.jobs[j].gpus) continue;
         reclaim_candidates(t_, alloc_, fair_, running_, c, cands_);
       } else {
@@ -728,8 +792,12 @@ class KaiScheduler final : public Scheduler {
       }
       drop_min_runtime_protected(v, out, c.queue, reclaim);
       if (cands_.empty()) continue;
+      for (int r = 0; r < 2; ++r)
+        if (uses_[r]) xremoved_[r].assign(static_cast<size_t>(t_.size()), 0);
       const AdmissibleFn admissible = [&](const RunningJob& cand, std::span<const Milli> removed) {
-        return !reclaim || reclaim_victim_ok(t_, alloc_, fair_, removed, c, cand.queue, cand.req, rcfg_);
+        if (!reclaim) return true;
+        if (!uses_extra()) return reclaim_victim_ok(t_, alloc_, fair_, removed, c, cand.queue, cand.req, rcfg_);
+        return reclaim_victim_ok_extra(j, c, cand, removed);
       };
       const FitsFn fits = [&](std::span<const uint32_t> chosen) {
         if (!packed(j)) {  // cheap count test before a placement
@@ -748,8 +816,9 @@ class KaiScheduler final : public Scheduler {
         }
         scratch_free_ = free_;
         scratch_slot_ = slot_;
-        for (uint32_t k : chosen) give(k, scratch_free_, scratch_slot_);
-        return place(j, scratch_free_, scratch_slot_);
+        scratch_res_ = res_;
+        for (uint32_t k : chosen) give(k, scratch_free_, scratch_slot_, scratch_res_);
+        return place(j, scratch_free_, scratch_slot_, scratch_res_);
       };
       if (!select_victims(t_, cands_, admissible, fits, chosen_)) continue;
       for (uint32_t k : chosen_) {
@@ -766,8 +835,41 @@ class KaiScheduler final : public Scheduler {
         continue;
       }
       release_victims(chosen_);
-      if (place(j, free_, slot_)) start(j);
+      if (place(j, free_, slot_, res_)) start(j);
     }
+  }
+
+  // CanReclaimResources over cpu and memory: the reclaimer's queue path stays within its fair
+  // share of each with the job (a non-preemptible one: quota_block holds it to deserved).
+  bool extra_within_fair(JobIdx j) const {
+    if (!preemptible_[j]) return true;
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r])
+        for (int q = queue_[j]; q != kNoQueue; q = t_[q].parent)
+          if (xalloc_[r][q] + xreq_[r][j] > xfair_[r][q]) return false;
+    return true;
+  }
+  // The victim test over gpu, cpu and memory (reclaim_victim_ok_res): the cpu and memory taken
+  // so far follow the GPUs select_victims counts; a refused candidate's are given back.
+  bool reclaim_victim_ok_extra(JobIdx j, const Claimant& c, const RunningJob& cand, std::span<const Milli> removed) {
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r])
+        for (int q = cand.queue; q != kNoQueue; q = t_[q].parent) xremoved_[r][q] += xreq_[r][cand.key];
+    ResState res[kResources];
+    Milli in_req[kResources] = {req_[j], 0, 0}, v_req[kResources] = {cand.req, 0, 0};
+    res[kGpu] = {alloc_, fair_, removed};
+    for (int r = 0; r < 2; ++r)
+      if (uses_[r]) {
+        res[r + 1] = {xalloc_[r], xfair_[r], xremoved_[r]};
+        in_req[r + 1] = xreq_[r][j];
+        v_req[r + 1] = xreq_[r][cand.key];
+      }
+    const bool ok = reclaim_victim_ok_res(t_, res, c, in_req, cand.queue, v_req, rcfg_);
+    if (!ok)
+      for (int r = 0; r < 2; ++r)
+        if (uses_[r])
+          for (int q = cand.queue; q != kNoQueue; q = t_[q].parent) xremoved_[r][q] -= xreq_[r][cand.key];
+    return ok;
   }
 
   // The minruntime plugin's victim filters: a candidate that started less than its minimum
@@ -798,11 +900,14 @@ class KaiScheduler final : public Scheduler {
   double session_period_s_;  // 0: a session at engine events only
   std::optional<UsageHistory> history_;  // time-aware fairness only
   std::vector<double> usage_, sums_, rates_;  // by queue: normalised historical usage (empty = off)
+  std::vector<double> xusage_[2];             // the same for cpu and memory (empty = not counted)
+  int ublock_[2] = {-1, -1};                  // their channel block in history_ (-1 = none)
   // cpu (index 0, millicores) and memory (1, MB), only where some job requests them (uses_)
   bool uses_[2] = {false, false};
   Milli cap_x_[2] = {0, 0};                    // the nodes' total; 0 = not given
   std::vector<Milli> xreq_[2];                 // by JobIdx
   std::vector<Milli> xalloc_[2], xnp_alloc_[2], xrequest_[2], xfair_[2];  // by queue
+  std::vector<Milli> xremoved_[2];  // by queue: cpu / memory of the victims chosen so far (reclaim)
   bool do_allocate_ = false, do_consolidation_ = false, do_reclaim_ = false, do_preempt_ = false;
   bool any_fractional_ = false;
   // by JobIdx
@@ -829,6 +934,9 @@ class KaiScheduler final : public Scheduler {
   Decisions* out_ = nullptr;
   std::vector<RunningJob> running_, cands_;
   std::vector<int32_t> free_, slot_, scratch_free_, scratch_slot_;
+  placement::NodeResources res_, scratch_res_;  // the pass's free CPUs and memory; a what-if copy
+  bool asks_nodes_ = false;    // some job asks CPUs or memory the nodes give: placement checks them
+  bool any_cpu_only_ = false;  // some job asks no GPUs
   int64_t free_total_ = 0;
   Milli best_room_ = 0;
   // by leaf, per allocate: smallest request blocked by a limit / by the non-preemptible quota

@@ -269,6 +269,46 @@ bool reclaim_victim_ok(const QueueTree& t, std::span<const Milli> alloc, std::sp
   return true;
 }
 
+bool reclaim_victim_ok_res(const QueueTree& t, const ResState (&res)[kResources], const Claimant& in,
+                           const Milli (&in_req)[kResources], int victim_leaf, const Milli (&victim_req)[kResources],
+                           const ReclaimConfig& cfg) {
+  const auto [r_div, v_div] = t.divergence(in.queue, victim_leaf);
+  if (r_div == v_div) return false;
+  bool involved[kResources];
+  for (int r = 0; r < kResources; ++r) involved[r] = !res[r].alloc.empty() && (in_req[r] > 0 || victim_req[r] > 0);
+  if (in.preemptible)
+    for (int q = in.queue;; q = t[q].parent) {
+      for (int r = 0; r < kResources; ++r)
+        if (!res[r].alloc.empty() && res[r].alloc[q] + in_req[r] > res[r].fair[q]) return false;
+      if (q == r_div) break;
+    }
+  bool maintain = true, reclaimer_in_deserved = true, victim_over_deserved = false;
+  for (int r = 0; r < kResources; ++r) {
+    if (!involved[r]) continue;
+    const ResQuota vq = res_quota(t[v_div], r), rq = res_quota(t[r_div], r);
+    const Milli v_before = res[r].alloc[v_div] - (res[r].removed[v_div] - victim_req[r]);
+    const Milli v_after = res[r].alloc[v_div] - res[r].removed[v_div];
+    Milli keep = std::max(vq.quota == kUnlimited ? std::numeric_limits<Milli>::max() : vq.quota, res[r].fair[v_div]);
+    if (vq.limit != kUnlimited) keep = std::min(keep, vq.limit);
+    maintain = maintain && v_after >= keep;
+    reclaimer_in_deserved = reclaimer_in_deserved && (rq.quota == kUnlimited || res[r].alloc[r_div] + in_req[r] <= rq.quota);
+    victim_over_deserved = victim_over_deserved || (vq.quota != kUnlimited && v_before > vq.quota);
+  }
+  if (!maintain && !(reclaimer_in_deserved && victim_over_deserved)) return false;
+  auto sat = [](Milli a, Milli f) {
+    return f > 0 ? static_cast<double>(a) / static_cast<double>(f) : a > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  };
+  for (int r = 0; r < kResources; ++r) {
+    if (!involved[r]) continue;
+    const double r_sat = sat(res[r].alloc[r_div] + in_req[r], res[r].fair[r_div]);
+    const Milli v_fair = res[r].fair[v_div];
+    if (r_sat > 1.0 && v_fair > 0 &&
+        r_sat * cfg.reclaimer_utilization_multiplier >= sat(res[r].alloc[v_div] - res[r].removed[v_div], v_fair))
+      return false;
+  }
+  return true;
+}
+
 bool select_victims(const QueueTree& t, std::span<const RunningJob> candidates, const AdmissibleFn& admissible,
                     const FitsFn& fits, std::vector<uint32_t>& chosen) {
   chosen.clear();

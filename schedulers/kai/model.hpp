@@ -191,6 +191,21 @@ bool reclaim_victim_ok(const QueueTree& t, std::span<const Milli> alloc, std::sp
                        std::span<const Milli> removed, const Claimant& in, int victim_leaf, Milli victim_req,
                        const ReclaimConfig& cfg);
 
+// The same over every resource jobs ask (gpu, cpu, memory), for sessions where some job asks
+// cpu or memory (PP/reclaimable/reclaimable.go and strategies.go compare the three together):
+// a resource is involved when the reclaimer or the victim asks it. The reclaimer's path below
+// the LCA stays within fair share in every resource; V' keeps at least
+// min(limit, max(deserved, fair)) in every involved resource, or R' with the job stays within
+// deserved in every involved resource while V' was above deserved in one; and per involved
+// resource a reclaimer saturation above 1, times the multiplier, stays below V's where V has a
+// fair share (isFairShareSaturationLowerPerResource).
+struct ResState {
+  std::span<const Milli> alloc, fair, removed;  // by queue
+};
+bool reclaim_victim_ok_res(const QueueTree& t, const ResState (&res)[kResources], const Claimant& in,
+                           const Milli (&in_req)[kResources], int victim_leaf, const Milli (&victim_req)[kResources],
+                           const ReclaimConfig& cfg);
+
 // Victim search shared by reclaim and preempt: walks `candidates` in order, taking each that
 // `admissible(candidate, removed_so_far)` allows, until `fits(chosen)` is true; then drops,
 // in reverse order (all but the last taken), every victim whose return still leaves the claimant

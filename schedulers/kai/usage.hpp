@@ -33,6 +33,7 @@ double tumbling_window_start(double now_s, double start_s, double window_s);
 class UsageHistory {
  public:
   UsageHistory(UsageParams p, size_t channels) : p_(p), n_(channels) {}
+  size_t channels() const { return n_; }
   // Rates (e.g. allocated GPUs) that hold from `now_s` on. Times never go back.
   void record(double now_s, std::span<const double> rates);
   // Integral over [window start, now] of rate(t) * 0.5^((now - t) / half_life), per channel.

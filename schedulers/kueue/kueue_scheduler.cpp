@@ -27,6 +27,7 @@
 
 #include <fmt/format.h>
 
+#include "schedulers/common/node_resources.hpp"
 #include "schedulers/common/placement.hpp"
 #include "schedulers/kueue/core.hpp"
 #include "schedulers/kueue/flavor_nodes.hpp"
@@ -227,6 +228,7 @@ class KueueScheduler final : public Scheduler {
     if (next_eligible != kNever) out.wake_at(next_eligible);
 
     free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
+    res_.reset(v.cluster);
     ++pass_id_;
     view_ = &v;
     out_ = &out;
@@ -466,7 +468,8 @@ class KueueScheduler final : public Scheduler {
     req.untolerated = lq_untolerated_[job_lq_[j]] | tas_.unfit_flavors(ann_[js.klass]);
     for (int k = 0; k < kMaxRes; ++k) req[k] = job_req_.per_job[k] + job_req_.per_gpu[k] * js.gpus;
     if (job_req_.gpu_kind >= 0) req[job_req_.gpu_kind] += js.gpus;
-    if (charge_cpu_) req[kCpu] += static_cast<Qty>(js.cpus) * 1000;
+    req[kCpu] += own_cpu_milli(js);
+    req[kMemory] += placement::job_mem_mib(js);
     return req;
   }
   static CoreSettings settings(const cfg::json& p, const Model& m) {
@@ -574,13 +577,29 @@ class KueueScheduler final : public Scheduler {
   }
   bool place_nodes(JobIdx j) {
     const JobSpec js = admitted_spec(j);
-    const auto* mask = flavor_[j] >= 0 && !flavor_mask_[flavor_[j]].empty() ? &flavor_mask_[flavor_[j]] : nullptr;
-    const bool ok = mask ? placement::first_fit_masked(js, free_, *mask, shares_, view_->cluster.max_node_gpus)
-                         : placement::first_fit(js, free_, shares_, view_->cluster.max_node_gpus);
-    if (!ok) return false;
+    const std::span<const uint8_t> mask = flavor_[j] >= 0 ? std::span<const uint8_t>(flavor_mask_[flavor_[j]]) : std::span<const uint8_t>();
+    if (!res_.first_fit(js, node_ask(j), free_, mask, shares_, view_->cluster.max_node_gpus)) return false;
     placement::take(free_, shares_);
+    res_.take(shares_);
     start(j);
     return true;
+  }
+  // A job's own CPUs as its cpu request, millicores: always for a CPU-only job (they are all it
+  // asks), for a GPU job with charge_cpu.
+  Qty own_cpu_milli(const JobSpec& js) const {
+    return charge_cpu_ || js.gpus <= 0 ? static_cast<Qty>(js.cpus) * 1000 : 0;
+  }
+  // What the job's pods ask of nodes besides GPUs: the cpu and memory of its request (PodSets
+  // other than its own pods are not placed), scaled to the GPUs a partial admission gave it.
+  placement::NodeAsk node_ask(JobIdx j) const {
+    const JobSpec& js = view_->jobs[j];
+    const Request r = request_of(js, j);
+    placement::NodeAsk a{r[kCpu], r[kMemory]};
+    if (js.gpus > 0 && gpus_[j] != js.gpus) {
+      a.cpu_milli = a.cpu_milli * gpus_[j] / js.gpus;
+      a.mem_mib = a.mem_mib * gpus_[j] / js.gpus;
+    }
+    return a;
   }
 
   // Core placement hook, called for a workload that fits in quota.
@@ -590,7 +609,11 @@ class KueueScheduler final : public Scheduler {
     const Usage& u = core_.placing_usage();
     for (uint8_t k = 0; k < u.n; ++k)
       if (core_.model().resource_of(u.fr[k]) == job_req_.gpu_kind) flavor_[key] = core_.model().flavor_of(u.fr[k]);
-    if (tas_.is_tas(flavor_[key])) return place_tas(key);
+    // A CPU-only job's pods go to the nodes of the flavor its cpu (or memory) was assigned.
+    if (view_->jobs[key].gpus <= 0)
+      for (uint8_t k = u.n; k-- > 0;)
+        if (u.qty[k] > 0) flavor_[key] = core_.model().flavor_of(u.fr[k]);
+    if (tas_.is_tas(flavor_[key]) && view_->jobs[key].gpus > 0) return place_tas(key);
     if (!admit_then_place_) {
       if (!ceiling_allows(key)) {
         ++ns_refused_[ns_of(key)];
@@ -635,12 +658,14 @@ class KueueScheduler final : public Scheduler {
       return false;
     }
     const JobSpec js = admitted_spec(j);
-    if (!tas_.place(flavor_[j], js, ann_[js.klass], free_, flavor_mask_[flavor_[j]], shares_).empty()) {
+    if (!tas_.place(flavor_[j], js, ann_[js.klass], free_, flavor_mask_[flavor_[j]], shares_).empty() ||
+        !res_.fill(shares_, node_ask(j), js.gpus)) {  // the topology's nodes must have the CPUs and memory too
       pod_reason_[j] = kTopologyNotFit;
       ++tas_not_fit_;
       return false;
     }
     placement::take(free_, shares_);
+    res_.take(shares_);
     start(j);
     admitted_s_[j] = view_->now;
     create_pods(j);
@@ -690,7 +715,8 @@ class KueueScheduler final : public Scheduler {
       if (!gpu_resource_.empty()) out.push_back(gpu_resource_);
       out.insert(out.end(), res_per_gpu_.begin(), res_per_gpu_.end());
     }
-    if (charge_cpu_ && js.cpus > 0) out.push_back("cpu");
+    if (own_cpu_milli(js) > 0) out.push_back("cpu");
+    if (placement::job_mem_mib(js) > 0) out.push_back("memory");
     return out;
   }
   // A provisioning attempt ended: passed (true), or failed (Kueue's provisioning controller):
@@ -738,8 +764,10 @@ class KueueScheduler final : public Scheduler {
       if (!view_->cluster.node_up[n] || (flavor_[j] >= 0 && !flavor_mask_[flavor_[j]].empty() && !flavor_mask_[flavor_[j]][n]))
         cap_[n] = 0;
     const Qty hard = ns_hard_[ns_of(j)];
+    cap_res_.reset_capacity(view_->cluster);  // a CPU-only job's nodes: its flavor's (cap_ masks GPUs only)
+    const std::span<const uint8_t> mask = flavor_[j] >= 0 ? std::span<const uint8_t>(flavor_mask_[flavor_[j]]) : std::span<const uint8_t>();
     if ((hard >= 0 && view_->jobs[j].gpus > hard) ||
-        !placement::first_fit(view_->jobs[j], cap_, shares_, view_->cluster.max_node_gpus)) {
+        !cap_res_.first_fit(view_->jobs[j], node_ask(j), cap_, mask, shares_, view_->cluster.max_node_gpus)) {
       deactivated_[j] = 1;
       out_->set_reason(j, kNeverFits);
       return;
@@ -782,7 +810,8 @@ class KueueScheduler final : public Scheduler {
     const ClassPodSets& c = js.klass < podsets_.size() ? podsets_[js.klass] : no_podsets_;
     if (!c.any()) return request_of(js, j);
     Request per_job = job_req_.per_job;
-    if (charge_cpu_) per_job[kCpu] += static_cast<Qty>(js.cpus) * 1000;
+    per_job[kCpu] += own_cpu_milli(js);
+    per_job[kMemory] += placement::job_mem_mib(js);
     const uint64_t untol = lq_untolerated_[job_lq_[j]] | tas_.unfit_flavors(ann_[js.klass]);
     PodSets ps = podsets_of(c, js, job_req_.gpu_kind, job_req_.per_gpu, per_job, untol);
     const Request req = ps.total();
@@ -845,6 +874,7 @@ class KueueScheduler final : public Scheduler {
   std::vector<uint16_t> pod_reason_;
   std::vector<JobIdx> deferred_, unplaced_;
   std::vector<int32_t> free_, cap_;
+  placement::NodeResources res_, cap_res_;  // the pass's free CPUs and memory; every up node's capacity
   std::vector<std::vector<uint8_t>> flavor_mask_;  // by flavor: allowed nodes (empty = all)
   std::vector<int32_t> flavor_;                    // by job: assigned GPU flavor (-1 = none)
   std::vector<JobAnnotations> ann_;                // by class: Kueue annotations (job_annotations)

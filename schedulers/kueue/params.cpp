@@ -125,7 +125,7 @@ std::shared_ptr<const cfg::ObjectSpec> kueue_params_spec() {
                   "cohort per cycle (kueue <= v0.4)"),
       cfg::number("eviction_grace_s", 30, "time an evicted workload keeps its GPUs and quota before it stops")
           .at_least(0).in_unit("s"),
-      cfg::boolean("charge_cpu", false, "also charge the job's CPUs (as millicores) against cpu quota"),
+      cfg::boolean("charge_cpu", false, "also charge the CPUs of jobs with GPUs (as millicores) against cpu quota; a CPU-only job's CPUs are always its cpu request, and every job's mem_per_*_mib its memory request"),
       cfg::string("gpu_resource", "nvidia.com/gpu",
                   "resource the job's GPUs are charged as (e.g. nvidia.com/mig-1g.10gb, example.com/gpu); \"\" = GPUs charge "
                   "no quota"),

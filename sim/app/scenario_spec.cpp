@@ -36,8 +36,8 @@ std::shared_ptr<const ObjectSpec> node_group_spec() {
               integer("count", nullptr, "number of nodes").at_least(1).at_most(1000000).must(),
               integer("gpus_per_node", nullptr, "GPUs per node (0 = CPU-only nodes)").at_least(0).at_most(4096).in_unit("gpus").must(),
               integer("nodes_per_leaf", 0, "nodes per leaf switch (0 = the group is one leaf)").at_least(0),
-              integer("cpus_per_node", 0, "CPUs per node, consumable (slurm.conf CPUs=; 0 = not given: CPUs never bind)").at_least(0).at_most(1048576),
-              integer("mem_per_node_mib", 0, "consumable memory per node (slurm.conf RealMemory= with SelectTypeParameters CR_*_Memory; 0 = not given: memory never binds)").at_least(0).at_most(2147483647).in_unit("MiB"),
+              integer("cpus_per_node", 0, "CPUs per node, consumable (slurm.conf CPUs=; Kubernetes allocatable cpu for the kueue and kai models; 0 = not given: CPUs never bind)").at_least(0).at_most(1048576),
+              integer("mem_per_node_mib", 0, "consumable memory per node (slurm.conf RealMemory= with SelectTypeParameters CR_*_Memory; Kubernetes allocatable memory for the kueue and kai models; 0 = not given: memory never binds)").at_least(0).at_most(2147483647).in_unit("MiB"),
               labels_field("Kubernetes node labels of these nodes (over the cluster's labels), e.g. {\"cloud.google.com/gke-nodepool\": \"h100-pool\"}; kubernetes.io/hostname is the node name")});
   s->check = check_labels;
   return s;
@@ -64,7 +64,7 @@ std::shared_ptr<const ObjectSpec> trace_spec() {
               choice("missing_time_limit", {"runtime", "unlimited"}, "runtime",
                      "a job without a time limit gets its runtime (a perfect estimate) or none"),
               boolean("drop_zero_runtime", false, "drop jobs whose runtime is 0"),
-              boolean("keep_cpu_jobs", false, "keep jobs that ask no GPUs (dropped and counted otherwise); they need the slurm model and nodes that give CPUs"),
+              boolean("keep_cpu_jobs", false, "keep jobs that ask no GPUs (dropped and counted otherwise); they need the slurm, kueue or kai model and nodes that give CPUs"),
               integer("max_jobs", 0, "replay only the first N jobs (0 = all)").at_least(0),
               number("time_scale", 1.0, "multiply inter-arrival times by this (< 1 = more load)").at_least(1e-6).at_most(1e6),
               string("from", "", "replay the jobs submitted from this wall-clock time (YYYY-MM-DDTHH:MM:SS as the trace writes it; needs a dated format: sacct, helios, philly); t = 0 is then this time, and jobs queued or running at it are submitted at t = 0 with the run time they had left (docs/traces.md)"),
@@ -82,10 +82,10 @@ std::shared_ptr<const ObjectSpec> job_spec() {
               number("submit_s", 0.0, "submit time").at_least(0).in_unit("s"),
               number("runtime_s", nullptr, "run time if uninterrupted").at_least(0).in_unit("s").must(),
               number("time_limit_s", nullptr, "time limit; null = the runtime").at_least(0).in_unit("s").or_null(),
-              integer("gpus", nullptr, "total GPUs (0 = a CPU-only job: needs nodes that give CPUs)").at_least(0).in_unit("gpus").must(),
+              integer("gpus", nullptr, "total GPUs (0 = a CPU-only job: needs nodes that give CPUs or memory, and the slurm, kueue or kai model)").at_least(0).in_unit("gpus").must(),
               integer("nodes", 0, "exact node count (0 = any)").at_least(0),
               integer("cpus", 0, "CPUs the job asks for in all (0 = not given: one per node; Slurm's job-size factor and TRES then use its GPUs)").at_least(0).at_most(2147483647),
-              integer("mem_per_node_mib", 0, "memory per node (sbatch --mem; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
+              integer("mem_per_node_mib", 0, "memory per node (sbatch --mem; under kueue and kai: per pod; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
               integer("mem_per_cpu_mib", 0, "memory per CPU (sbatch --mem-per-cpu; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
               integer("mem_per_gpu_mib", 0, "memory per GPU (sbatch --mem-per-gpu; 0 = not given)").at_least(0).at_most(2147483647).in_unit("MiB"),
               string("user", "", "user"),

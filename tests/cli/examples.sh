@@ -17,7 +17,7 @@ same_dirs() {  # same_dirs A B WHAT: every file byte-identical, same file set
     cmp -s "$a/$f" "$b/$f" || { echo "FAIL: $what: $f differs between 1 and 2 threads / runs" >&2; exit 1; }
   done < <(cd "$a" && find . -type f)
 }
-for f in "$SRC"/examples/*.json "$SRC"/examples/slurm-quant/scenario.json "$SRC"/examples/kai-quant/scenario.json "$SRC"/examples/sharing/*.json "$SRC"/examples/cost/night.json; do
+for f in "$SRC"/examples/*.json "$SRC"/examples/slurm-quant/scenario.json "$SRC"/examples/kai-quant/scenario.json "$SRC"/examples/kueue-cpu-only/scenario.json "$SRC"/examples/sharing/*.json "$SRC"/examples/cost/night.json; do
   # FLOORSIM_QUICK_EXAMPLES=1 (the sanitizer pass of .ci/run): the trace replays and the night
   # under slurm take most of that pass's time and already ran in the Release pass.
   if [ "${FLOORSIM_QUICK_EXAMPLES:-0}" = 1 ]; then

@@ -1,6 +1,7 @@
 // Time-aware fairness (KAI docs/timeaware): the share-weight formula of the over-quota
 // division, the tumbling-window reset times (table of KAI's own test), the decayed windowed
-// usage integrals, and engine-level runs where historical usage changes who gets GPUs.
+// usage integrals, and engine-level runs where historical usage changes who gets GPUs, and,
+// counted per resource as KAI does, CPUs.
 // Upstream: NVIDIA/KAI-Scheduler at 72de64fc8eca10fa8cca26a20156178f3edbe092.
 #include <catch2/catch.hpp>
 
@@ -174,6 +175,59 @@ TEST_CASE("kai time-aware: a queue with history gets less of the over-quota shar
     Run x;
     two_queues(x, "ta-sl110", 120, {{"time_aware_fairness", true}, {"usage_params", {{"window_size_s", 110}}}});
     CHECK(x.started_at(120) == Ids{4, 5});
+  }
+}
+
+namespace {
+
+// The same on CPUs: one node of 4 CPUs and no GPU; job 1 (queue a) holds every CPU over
+// [0, 100); at `at` each queue submits two 2-CPU jobs (ids 2, 3 in a; 4, 5 in b).
+void two_queues_cpu(Run& x, const std::string& name, double at, cfg::json params) {
+  auto cpu_job = [&](int64_t id, const char* q, SimTime submit, int32_t cpus) {
+    JobSpec j = job(x.w, id, q, submit, 100, 0);
+    j.cpus = cpus;
+    return j;
+  };
+  x.w.jobs.push_back(cpu_job(1, "a", 0, 4));
+  for (int64_t id : {2, 3}) x.w.jobs.push_back(cpu_job(id, "a", at, 2));
+  for (int64_t id : {4, 5}) x.w.jobs.push_back(cpu_job(id, "b", at, 2));
+  std::string yaml;
+  for (const char* q : {"a", "b"})
+    yaml += std::string("apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: ") + q +
+            "}\nspec:\n  resources:\n    gpu: {quota: 0, limit: -1, overQuotaWeight: 1}\n"
+            "    cpu: {quota: 0, limit: -1, overQuotaWeight: 1}\n---\n";
+  x.go(name, yaml, std::move(params), 1, 0);
+}
+
+}  // namespace
+
+// KAI counts the history of each resource it divides (NVIDIA/KAI-Scheduler at 72de64fc8eca10fa8cca26a20156178f3edbe092:
+// pkg/scheduler/cache/usagedb/prometheus/prometheus.go GetResourceUsage queries nvidia.com/gpu,
+// cpu and memory, each queue's allocation over the cluster's capacity of that resource; the
+// proportion plugin sets all three on the queue, and resource_division.go calcShareWeights
+// weighs each resource's over-quota division by that resource's usage).
+TEST_CASE("kai time-aware: cpu usage lowers the cpu over-quota share (engine)", "[kai][timeaware][cpu-only]") {
+  SECTION("off: one job each at 100") {
+    Run x;
+    x.cpus_per_node = 4;
+    two_queues_cpu(x, "ta-cpu-off", 100, {});
+    CHECK(x.started_at(100) == Ids{2, 4});
+  }
+  SECTION("on: a used every CPU, so b's cpu fair share is everything and b goes first") {
+    Run x;
+    x.cpus_per_node = 4;
+    two_queues_cpu(x, "ta-cpu-on", 100, {{"time_aware_fairness", true}});
+    CHECK(x.started_at(100) == Ids{4, 5});
+    CHECK(x.started_at(200) == Ids{2, 3});
+    const auto rep = x.sched->report(x.engine->snapshot());
+    CHECK(rep["queues"]["a"]["cpu_millicores"]["historical_usage_share"].get<double>() > 0);
+    CHECK(rep["queues"]["a"]["historical_usage_share"].get<double>() == 0);  // no GPU was used
+  }
+  SECTION("half-life 10 s: at 120 a's cpu usage counts about a quarter, one job each") {
+    Run x;
+    x.cpus_per_node = 4;
+    two_queues_cpu(x, "ta-cpu-hl", 120, {{"time_aware_fairness", true}, {"usage_params", {{"half_life_period_s", 10}}}});
+    CHECK(x.started_at(120) == Ids{2, 4});
   }
 }
 

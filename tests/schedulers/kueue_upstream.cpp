@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "schedulers/kai/kai_scheduler.hpp"
+#include "schedulers/kueue/kueue_scheduler.hpp"
 #include "schedulers/kueue/manifest.hpp"
 #include "schedulers/kueue/manifest_model.hpp"
+#include "sim/core/engine.hpp"
 #include "sim/core/error.hpp"
 
 namespace fs = std::filesystem;
@@ -196,4 +198,155 @@ spec:
   b = build("  namespaceSelector: {}\n  admissionChecks: [missing]\n");
   CHECK_FALSE(b.model.cq[b.cq_by_name.at("cq")].active);
   CHECK(warns(b.warnings, "names AdmissionCheck missing, which is not in the manifests"));
+}
+
+namespace {
+
+// Nodes for the corpus runs: 8 GPUs, 8 CPUs and 16 GiB each.
+ClusterConfig corpus_cluster() {
+  ClusterConfig c = uniform_cluster("n", 4, 8);
+  c.node_cpus.assign(4, 8);
+  c.node_mem_bytes.assign(4, int64_t{16384} << 20);
+  return c;
+}
+
+struct Ran {
+  JobState state;
+  SimTime ran_s;
+  std::string reason;
+};
+
+// Runs `w` under `params` (type and manifests set) with invariant checks: each job's end.
+std::vector<Ran> run_corpus(const Workload& w, cfg::json params, const std::shared_ptr<const cfg::ObjectSpec>& spec,
+                            bool kai) {
+  const ClusterConfig c = corpus_cluster();
+  const cfg::json resolved = cfg::resolve(params, *spec, "/scheduler", "corpus.json");
+  SchedulerContext ctx{w, c, "", "corpus.json", 1};
+  auto s = kai ? kai::make_kai(resolved, ctx) : kueue::make_kueue(resolved, ctx);
+  EngineConfig ec;
+  ec.check_invariants = true;
+  Engine e(w, c, *s, ec);
+  e.run();
+  std::vector<Ran> out;
+  for (const auto& r : e.runs()) out.push_back({r.state, r.end_s - r.start_s, std::string(s->reason_name(r.reason))});
+  return out;
+}
+
+// The cpu quota (millicores) a ClusterQueue's cohort tree holds in all: its ClusterQueues'
+// nominal quotas over every flavor (what the CQ could reach by borrowing).
+kueue::Qty cohort_cpu(const kueue::Model& m, kueue::NodeId cq) {
+  kueue::Qty sum = 0;
+  for (kueue::NodeId n = 0; n < m.tree.size(); ++n)
+    if (m.tree.is_cq(n) && m.tree.root(n) == m.tree.root(cq))
+      for (int f = 0; f < m.flavors; ++f) sum += m.tree.nominal(n, m.fr(f, kueue::kCpu));
+  return sum;
+}
+
+bool covers(const kueue::Model& m, kueue::NodeId cq, int kind) {
+  for (const auto& g : m.cq[cq].groups)
+    if (std::find(g.resources.begin(), g.resources.end(), kind) != g.resources.end()) return true;
+  return false;
+}
+
+}  // namespace
+
+// Kueue's sample Job (site/static/examples/jobs/sample-job.yaml): parallelism 3, each pod
+// requests cpu "1" and memory "200Mi" and sleeps 60 s: a CPU-only job of three pods. It is
+// submitted to every LocalQueue of the upstream queue examples whose ClusterQueue is active,
+// admits the namespace and covers cpu and memory (elsewhere Kueue itself finds no flavor), and
+// must run to completion there on nodes that give CPUs and memory, unless its ClusterQueue's
+// whole cohort holds less than its 3 cpu (the kueueviz demo queues: 1 + 300m + 300m), where
+// Kueue too finds it no flavor (NoFit).
+TEST_CASE("upstream Kueue example queues run Kueue's CPU-only sample Job", "[kueue][upstream][cpu-only]") {
+  std::vector<std::vector<std::string>> sets;
+  std::vector<std::string> viz;
+  for (const auto& f : corpus()) {
+    if (f.find("/kueue/") == std::string::npos) continue;
+    if (f.find("/kueueviz/") != std::string::npos) viz.push_back(f);  // one demo cluster over several files
+    else sets.push_back({f});
+  }
+  sets.push_back(viz);
+  size_t completed = 0, no_fit = 0;
+  std::vector<std::string> ran;
+  for (const auto& files : sets) {
+    kueue::Manifests mf;
+    for (const auto& f : files) kueue::load_manifest_file(f, f, mf);
+    if (mf.local_queues.empty()) continue;
+    const kueue::BuiltModel b = kueue::build_model(mf, "corpus.json");
+    Workload w;
+    std::vector<kueue::Qty> reach;
+    for (const auto& [lq, cq] : b.lq_to_cq) {
+      auto n = b.cq_by_name.find(cq);
+      if (n == b.cq_by_name.end() || b.lq_held.count(lq) || !b.model.cq[n->second].active ||
+          !covers(b.model, n->second, kueue::kCpu) || !covers(b.model, n->second, kueue::kMemory))
+        continue;
+      JobSpec j;
+      j.id = static_cast<int64_t>(w.jobs.size() + 1);
+      j.runtime_s = j.time_limit_s = 60;
+      j.gpus = 0;
+      j.nodes = 3;     // parallelism 3: one pod per node
+      j.cpus = 3;      // cpu "1" a pod
+      j.mem_per = JobSpec::MemPer::Node;
+      j.mem_mib = 200;  // memory "200Mi" a pod
+      j.klass = w.strings.intern(lq);  // "namespace/name" names the LocalQueue itself
+      w.jobs.push_back(j);
+      reach.push_back(cohort_cpu(b.model, n->second));
+    }
+    if (w.jobs.empty()) continue;
+    cfg::json p = {{"type", "kueue"}, {"manifests", files}};
+    cfg::json fn = cfg::json::object();
+    for (const auto& name : b.model.flavor_names) fn[name] = "n";  // every flavor on the test nodes
+    p["flavor_nodes"] = fn;
+    p["tolerations"] = {{"*", {"spot=true:NoSchedule"}}};  // the examples' taints
+    const auto runs = run_corpus(w, p, kueue::kueue_params_spec(), false);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      INFO(files.front() << ": LocalQueue " << w.strings.str(w.jobs[i].klass) << ", reason " << runs[i].reason);
+      if (reach[i] < 3000) {
+        CHECK(runs[i].state == JobState::Unstarted);
+        CHECK(runs[i].reason == "NoFit");
+        ++no_fit;
+        continue;
+      }
+      CHECK(runs[i].state == JobState::Completed);
+      CHECK(runs[i].ran_s == 60);
+      ++completed;
+    }
+    ran.push_back(fs::path(files.front()).filename().string());
+  }
+  INFO("ran: " << ran.size() << " manifest sets");
+  CHECK(ran.size() == 13);
+  CHECK(completed == 12);
+  CHECK(no_fit == 3);
+}
+
+// KAI's CPU-only quickstart pod (docs/quickstart/pods/cpu-only-pod.yaml: cpu 100m, memory
+// 250M) in every leaf Queue of the upstream KAI Queue examples runs to completion.
+TEST_CASE("upstream KAI example queues run KAI's CPU-only quickstart pod", "[kai][upstream][cpu-only]") {
+  size_t queues = 0;
+  for (const auto& f : corpus()) {
+    if (f.find("/kai/") == std::string::npos) continue;
+    std::vector<std::string> warnings;
+    kueue::Manifests mf;
+    kueue::load_manifest_file(f, f, mf);
+    if (mf.kai_queues.empty()) continue;
+    const kai::QueueTree t = kai::load_queues({f}, warnings);
+    Workload w;
+    for (int q = 0; q < t.size(); ++q) {
+      if (!t.leaf(q)) continue;
+      JobSpec j;
+      j.id = static_cast<int64_t>(w.jobs.size() + 1);
+      j.runtime_s = j.time_limit_s = 60;
+      j.klass = w.strings.intern(t[q].name);
+      w.jobs.push_back(j);
+    }
+    cfg::json p = {{"type", "kai"}, {"manifests", {f}}, {"requests_per_job", {{"cpu", "100m"}, {"memory", "250M"}}}};
+    const auto runs = run_corpus(w, p, kai::kai_params_spec(), true);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      INFO(f << ": Queue " << w.strings.str(w.jobs[i].klass) << ", reason " << runs[i].reason);
+      CHECK(runs[i].state == JobState::Completed);
+      CHECK(runs[i].ran_s == 60);
+    }
+    queues += w.jobs.size();
+  }
+  CHECK(queues == 5);  // leaf Queues of the four KAI files
 }
