@@ -538,9 +538,6 @@ class SlurmModel final : public Scheduler {
     return pending && test();
   }
   bool place_lazy(const Snapshot& v, const JobSpec& js);
-  // place_lazy's first-fit shortcut on the plan's bit planes: cons_tres picks by available CPUs
-  // (select.hpp), which the planes do not hold, so the lazy placement takes the general path.
-  static constexpr bool first_fit_lazy_ = false;
   // Bitset (64 nodes a word) to one byte (0/1) per node.
   void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
     out.resize(nw_ * 64);
