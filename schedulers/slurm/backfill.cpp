@@ -424,11 +424,18 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
   }
   expand_bits(mbits_, mask_);
   lvl_proj_to(v, lazy_k_);
-  proj_.resize(nn_);
-  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? lp_gpus_[n] : 0;
-  cproj_ = lp_cpus_;
-  cpu_view_ = cproj_.data();
-  const bool ok = fit(js, proj_);
+  // select_nodes reads GPUs and CPUs only where mask_ allows, so the projection is passed as
+  // it is (will_run zeroes it off the mask, which changes nothing there). With reservation
+  // adjustments the values off the mask would count: the masked copy then.
+  cpu_view_ = lp_cpus_.data();
+  bool ok;
+  if (!adj_on_) {
+    ok = fit(js, lp_gpus_);
+  } else {
+    proj_.resize(nn_);
+    for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? lp_gpus_[n] : 0;
+    ok = fit(js, proj_);
+  }
   cpu_view_ = cfree_.data();
   return ok;
 }
@@ -459,6 +466,7 @@ void SlurmModel::backfill_begin(const Snapshot& v) {
   plan_ok_ = false;
   accw_.resize(nw_);
   mbits_.resize(nw_);
+  mnz_.resize(nw_);
 }
 
 void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
