@@ -279,9 +279,13 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     expand_bits(mbits_, mask_);
     return will_run(v, cur_bf_job_, js, start_s);
   }
-  if (!plan_fits_ever(js.gpus)) return false;
+  // What retry_by_sums found on this mask spares sums: a level short of the job (ks_lo_ > 0)
+  // came with plan_fits_ever passing, and level 0 is short too (sums grow); a level holding it
+  // at or before the last tested one (ks_hi_) means the last one holds it.
+  const bool fits_known = ks_lo_ > 0 || (ks_hi_ <= grp_k_.back() && !cap_needed_);
+  if (!fits_known && !plan_fits_ever(js.gpus)) return false;
   lazy_ok_ = true;
-  if (plan_sum(level(0)) >= js.gpus) {
+  if (ks_lo_ == 0 && plan_sum(level(0)) >= js.gpus) {
     lazy_k_ = 0;
     start_s = v.now;
     return true;
