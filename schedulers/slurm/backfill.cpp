@@ -279,9 +279,13 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     expand_bits(mbits_, mask_);
     return will_run(v, cur_bf_job_, js, start_s);
   }
-  if (!plan_fits_ever(js.gpus)) return false;
+  // What retry_by_sums found on this mask spares sums: a level short of the job (ks_lo_ > 0)
+  // came with plan_fits_ever passing, and level 0 is short too (sums grow); a level holding it
+  // at or before the last tested one (ks_hi_) means the last one holds it.
+  const bool fits_known = ks_lo_ > 0 || (ks_hi_ <= grp_k_.back() && !cap_needed_);
+  if (!fits_known && !plan_fits_ever(js.gpus)) return false;
   lazy_ok_ = true;
-  if (plan_sum(level(0)) >= js.gpus) {
+  if (ks_lo_ == 0 && plan_sum(level(0)) >= js.gpus) {
     lazy_k_ = 0;
     start_s = v.now;
     return true;
@@ -378,29 +382,20 @@ void SlurmModel::lvl_proj_to(const Snapshot& v, size_t k) {
 bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
   shares_lazy_ = false;
   if (!lazy_ok_) return !shares_.empty();  // will_run answered (and placed) itself
-  if (first_fit_lazy_) {
-    // placement::first_fit_masked on the level's values, visiting only the mask's nodes.
+  // A job wider than any node is spread by select_nodes' first_fit_ordered in Weight order
+  // (no CPU counts involved): with every Weight equal that is node order, so the level's values
+  // on the mask give the same shares without building the projection. (A job that fits on one
+  // node is placed by available CPUs, one_node, which the planes do not hold.)
+  if (!weighted_ && !adj_on_ && js.gpus > max_node_gpus_ && js.nodes <= 0) {
     const uint64_t* P = level(lazy_k_);
-    auto value = [&](size_t n) {
-      int32_t x = 0;
-      for (int b = 0; b < planes_; ++b) x |= static_cast<int32_t>((P[b * nw_ + (n >> 6)] >> (n & 63)) & 1) << b;
-      return x;
-    };
     shares_.clear();
-    // Nodes with no GPU at the level are skipped by first_fit_masked either way.
-    for (size_t w = 0; w < nw_; ++w) {
-      uint64_t any = 0;
-      for (int b = 0; b < planes_; ++b) any |= P[b * nw_ + w];
-      mbits_[w] &= any;
-    }
     if (planes_ == 1) {
-      // Every node left holds one GPU: the first `gpus` of them (a single-node fit of 1 GPU
-      // is the first one too).
-      // Kept as a node bitset (what the map needs); shares_from_bits() lists them for a start.
+      // Every node left holds one GPU: the first `gpus` of them, kept as a node bitset (what
+      // the map needs); shares_from_bits() lists them for a start.
       int32_t need = js.gpus;
       share_bits_.assign(nw_, 0);
       for (size_t w = 0; w < nw_ && need > 0; ++w) {
-        uint64_t m = mbits_[w];
+        uint64_t m = mbits_[w] & P[w];
         const int c = popcount64(m);
         if (c <= need) {
           share_bits_[w] = m;
@@ -415,45 +410,36 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
       shares_lazy_ = true;
       return true;
     }
-    // One node holding the job: the first in node order whose value is >= gpus, compared on the
-    // bit planes a word (64 nodes) at a time, from the top plane down.
-    if (js.gpus <= max_node_gpus_ && (js.gpus >> planes_) == 0)
-      for (size_t w = 0; w < nw_; ++w) {
-        uint64_t gt = 0, eq = mbits_[w];
-        for (int b = planes_ - 1; b >= 0 && eq != 0; --b) {
-          const uint64_t pb = P[b * nw_ + w];
-          if ((js.gpus >> b) & 1) {
-            eq &= pb;
-          } else {
-            gt |= eq & pb;
-            eq &= ~pb;
-          }
-        }
-        if (const uint64_t ge = gt | eq; ge != 0) {
-          shares_.push_back({static_cast<NodeIdx>(w * 64 + static_cast<size_t>(std::countr_zero(ge))), js.gpus});
-          return true;
-        }
-      }
     int32_t need = js.gpus;
-    for (size_t w = 0; w < nw_ && need > 0; ++w)
-      for (uint64_t m = mbits_[w]; m != 0 && need > 0; m &= m - 1) {
-        const size_t n = w * 64 + static_cast<size_t>(std::countr_zero(m));
-        const int32_t x = value(n);
-        if (x <= 0) continue;
+    for (size_t w = 0; w < nw_ && need > 0; ++w) {
+      uint64_t any = 0;
+      for (int b = 0; b < planes_; ++b) any |= P[b * nw_ + w];
+      for (uint64_t m = mbits_[w] & any; m != 0 && need > 0; m &= m - 1) {
+        const auto sh = static_cast<unsigned>(std::countr_zero(m));
+        int32_t x = 0;
+        for (int b = 0; b < planes_; ++b) x |= static_cast<int32_t>((P[b * nw_ + w] >> sh) & 1) << b;
         const int32_t g = x < need ? x : need;
-        shares_.push_back({static_cast<NodeIdx>(n), g});
+        shares_.push_back({static_cast<NodeIdx>(w * 64 + sh), g});
         need -= g;
       }
+    }
     if (need > 0) shares_.clear();
     return need == 0;
   }
   expand_bits(mbits_, mask_);
   lvl_proj_to(v, lazy_k_);
-  proj_.resize(nn_);
-  for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? lp_gpus_[n] : 0;
-  cproj_ = lp_cpus_;
-  cpu_view_ = cproj_.data();
-  const bool ok = fit(js, proj_);
+  // select_nodes reads GPUs and CPUs only where mask_ allows, so the projection is passed as
+  // it is (will_run zeroes it off the mask, which changes nothing there). With reservation
+  // adjustments the values off the mask would count: the masked copy then.
+  cpu_view_ = lp_cpus_.data();
+  bool ok;
+  if (!adj_on_) {
+    ok = fit(js, lp_gpus_);
+  } else {
+    proj_.resize(nn_);
+    for (size_t n = 0; n < nn_; ++n) proj_[n] = mask_[n] ? lp_gpus_[n] : 0;
+    ok = fit(js, proj_);
+  }
   cpu_view_ = cfree_.data();
   return ok;
 }
@@ -484,6 +470,7 @@ void SlurmModel::backfill_begin(const Snapshot& v) {
   plan_ok_ = false;
   accw_.resize(nw_);
   mbits_.resize(nw_);
+  mnz_.resize(nw_);
 }
 
 void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {

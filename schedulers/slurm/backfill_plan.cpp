@@ -75,6 +75,10 @@ inline bool SlurmModel::fill_levels(const Snapshot& v, size_t per, Add&& add) {
     }
     end_woff_.push_back(static_cast<uint32_t>(end_words_.size()));
   }
+  // An end whose nodes share one word: that word, for a usable test of two loads (group_jump).
+  end_one_.resize(ne);
+  for (size_t k = 0; k < ne; ++k)
+    end_one_[k] = end_woff_[k + 1] == end_woff_[k] + 1 ? end_words_[end_woff_[k]] : EndWord{UINT32_MAX, 0};
   return true;
 }
 
@@ -234,7 +238,14 @@ int SlurmModel::group_jump(size_t kstar, SimTime& last_end, size_t& next_k) cons
   };
   // The first end on the mask at or after i (ne: none).
   auto next_on = [&](size_t i) {
-    while (i < ne && !usable(i)) ++i;
+    const EndWord* __restrict one = end_one_.data();
+    for (; i < ne; ++i) {
+      if (one[i].w != UINT32_MAX) {
+        if ((one[i].bits & mb[one[i].w]) != 0) break;
+      } else if (usable(i)) {
+        break;
+      }
+    }
     return i;
   };
   size_t k = next_on(0);  // the next end released (on the mask)

@@ -436,9 +436,20 @@ class SlurmModel final : public Scheduler {
     } else if (nw_ == 1) {
       mb[0] = nodes[0] & ab[0] & pbits[0];
     } else {
-      for (size_t w = 0; w < nw_; ++w) mb[w] = nodes[w] & ab[w] & pbits[w];
+      uint32_t* __restrict nz = mnz_.data();
+      uint32_t c = 0;
+      for (size_t w = 0; w < nw_; ++w) {
+        const uint64_t x = nodes[w] & ab[w] & pbits[w];
+        mb[w] = x;
+        nz[c] = static_cast<uint32_t>(w);
+        c += x != 0;
+      }
+      mnz_n_ = c;
     }
   }
+  // The words of mbits_ that are not 0 (set_mbits fills them where nw_ > 2): sums skip the rest.
+  std::vector<uint32_t> mnz_;
+  uint32_t mnz_n_ = 0;
   [[gnu::always_inline]] int64_t plan_sum(const uint64_t* planes) const {
     const uint64_t* m = mbits_.data();
     if (planes_ == 1 && nw_ == 2) return popcount64(m[0] & planes[0]) + popcount64(m[1] & planes[1]);
@@ -468,16 +479,38 @@ class SlurmModel final : public Scheduler {
       const uint64_t m0 = m[0], m1 = m[1];
       return sum_planes([m0, m1, planes](int b) { return static_cast<int64_t>(popcount64(m0 & planes[2 * b]) + popcount64(m1 & planes[2 * b + 1])) << b; });
     }
-    // Counts per plane, shifted once (nw in a local: no reload of nw_ per word).
+    // Over the mask's words that are not 0 (mnz_), every plane of a word at once; counts per
+    // plane, shifted once.
     const size_t nw = nw_;
-    int64_t s = 0;
-    for (int b = 0; b < planes_; ++b) {
-      const uint64_t* __restrict p = planes + b * nw;
-      int64_t c = 0;
-      for (size_t w = 0; w < nw; ++w) c += popcount64(m[w] & p[w]);
-      s += c << b;
+    const uint32_t* __restrict nz = mnz_.data();
+    const uint32_t nzn = mnz_n_;
+    auto run = [&]<int kPlanes>() {
+      int64_t c[kPlanes] = {};
+      for (uint32_t i = 0; i < nzn; ++i) {
+        const uint32_t w = nz[i];
+        const uint64_t x = m[w];
+        for (int b = 0; b < kPlanes; ++b) c[b] += popcount64(x & planes[b * nw + w]);
+      }
+      int64_t s = 0;
+      for (int b = 0; b < kPlanes; ++b) s += c[b] << b;
+      return s;
+    };
+    switch (planes_) {
+      case 1: return run.template operator()<1>();
+      case 2: return run.template operator()<2>();
+      case 3: return run.template operator()<3>();
+      case 4: return run.template operator()<4>();
+      default: {
+        int64_t s = 0;
+        for (int b = 0; b < planes_; ++b) {
+          const uint64_t* __restrict p = planes + b * nw;
+          int64_t c = 0;
+          for (uint32_t i = 0; i < nzn; ++i) c += popcount64(m[nz[i]] & p[nz[i]]);
+          s += c << b;
+        }
+        return s;
+      }
     }
-    return s;
   }
   // Sums only grow from level to level: the last tested level says whether any holds `gpus`
   // on the mask, and the capacities whether even an empty map does.
@@ -538,9 +571,6 @@ class SlurmModel final : public Scheduler {
     return pending && test();
   }
   bool place_lazy(const Snapshot& v, const JobSpec& js);
-  // place_lazy's first-fit shortcut on the plan's bit planes: cons_tres picks by available CPUs
-  // (select.hpp), which the planes do not hold, so the lazy placement takes the general path.
-  static constexpr bool first_fit_lazy_ = false;
   // Bitset (64 nodes a word) to one byte (0/1) per node.
   void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
     out.resize(nw_ * 64);
@@ -749,6 +779,7 @@ class SlurmModel final : public Scheduler {
   std::vector<uint32_t> end_woff_;
   int group_jump(size_t kstar, SimTime& last_end, size_t& next_k) const;  // backfill_plan.cpp
   std::vector<uint64_t> ew_scratch_;  // fill_levels: one end's nodes
+  std::vector<EndWord> end_one_;      // by end: its one word of nodes (w = UINT32_MAX: several words)
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
   // last sorted, which an insertion sort turns into the new order cheaply.
