@@ -508,6 +508,7 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     }
     if (tested >= sp.bf_max_job_test) break;
     ++tested;  // counts jobs that reach the select test
+    ++wc_.bf_tests;
     backfill_job(v, j, limit, out);
     // MAGNETIC: the job's second queue record, without the reservation (build_job_queue).
     if (jmag_.empty() || !jmag_[j] || jresv_[j] == kNoIdx || considered_[j] == 2) continue;
