@@ -386,9 +386,10 @@ SlurmModel::~SlurmModel() {
   if (std::getenv("FLOORSIM_SLURM_COUNTS") == nullptr) return;
   fmt::print(stderr,
              "slurm counts: schedule calls {}, main passes {} (jobs tested {}, started {}), backfill passes {} (started nothing {}, "
-             "jobs tested {}, started {}), queue sorts {} (skipped {}), priorities computed {}\n",
+             "jobs tested {}, started {}), queue sorts {} (skipped {}), priorities computed {}; backfill tests with no start or plan {}, "
+             "skipped as the same shape {}\n",
              wc_.schedules, main_passes_, wc_.main_tests, main_starts_, bf_passes_, wc_.bf_idle, wc_.bf_tests, bf_starts_, wc_.sorts, wc_.sorts_skipped,
-             wc_.prio_computed);
+             wc_.prio_computed, wc_.bf_nofit, wc_.bf_tests_skipped);
 }
 
 nlohmann::json SlurmModel::report(const Snapshot& fv) const {

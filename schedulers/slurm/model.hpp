@@ -97,6 +97,7 @@ class SlurmModel final : public Scheduler {
   // destroyed if FLOORSIM_SLURM_COUNTS is set, read by tests; never in the outputs.
   struct WorkCounts {
     uint64_t schedules = 0, main_tests = 0, bf_tests = 0, bf_idle = 0, sorts = 0, sorts_skipped = 0, prio_computed = 0;
+    uint64_t bf_nofit = 0, bf_tests_skipped = 0;  // backfill tests ending with neither start nor plan; skipped by nofit_
     uint64_t shortcut_differs = 0;  // check_pass_shortcuts: a skipped step that would have changed something
   };
   const WorkCounts& work_counts() const { return wc_; }
@@ -293,6 +294,18 @@ class SlurmModel final : public Scheduler {
   SortKey sort_key_;
   std::vector<JobIdx> sorted_pending_;
   uint64_t requeues_ = 0;  // job events other than submit, start and end (a job queued again)
+  // Backfill's answer-shaping fields of a job on the plan's path (sum_decides, no preemptor):
+  // its test reads only these, the map and the release plan (backfill.cpp, backfill_pass).
+  struct NoFitKey {
+    int32_t gpus, nodes, cpus, gpu_milli, mem_mib;
+    JobSpec::MemPer mem_per;
+    uint32_t part;
+    bool no_reserve;
+    SimTime limit_s;
+    bool operator==(const NoFitKey&) const = default;
+  };
+  std::vector<NoFitKey> nofit_;  // tested since the map or the running jobs last changed: no start, no plan
+  bool bf_planned_ = false;      // backfill_job gave the job a planned start
   // busy_gpus (by node; empty = none) are GPUs held by running jobs into the window of the
   // reservation named busy_name, which is being created or updated at run time (scontrol(1) IGNORE_JOBS).
   void build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file,

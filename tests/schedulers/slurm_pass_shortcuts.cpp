@@ -82,3 +82,54 @@ TEST_CASE("slurm: an unchanged queue is not sorted again, and sorting it would g
       CHECK(wf.sorts + wf.sorts_skipped == wp.sorts);  // the same sorts asked for, some skipped
     }
 }
+
+// Backfill: a job shaped as one whose test, since the last start or planned start, found
+// neither gets no test of its own. Few shapes and a short window, so that many tests plan nothing.
+TEST_CASE("slurm: backfill skips a job shaped as one that just found no start and no planned start", "[slurm][shortcuts][backfill]") {
+  struct Shape {
+    size_t nodes;
+    int32_t gpus;
+    double bf_window_s;
+  };
+  const Shape shapes[] = {{10, 1, 3600}, {12, 4, 7200}, {70, 2, 3600}, {130, 8, 14400}};
+  for (const auto& sh : shapes)
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+      INFO("nodes " << sh.nodes << " x " << sh.gpus << " GPUs, seed " << seed);
+      std::mt19937 rng(seed * 31 + static_cast<uint32_t>(sh.nodes));
+      const int cap = static_cast<int>(sh.nodes) * sh.gpus;
+      const int sizes[] = {1, 2, sh.gpus, cap / 4, cap / 2, cap};
+      const SimTime limits[] = {1800, 7200, 14400};
+      std::vector<J> jobs;
+      SimTime t = 0;
+      for (int i = 0; i < 120; ++i) {
+        t += static_cast<SimTime>(rng() % 200);
+        const SimTime limit = limits[rng() % 3];
+        jobs.push_back({i + 1, t, std::max<SimTime>(1, limit * static_cast<double>(20 + rng() % 81) / 100.0), limit,
+                        std::max(1, sizes[rng() % 6]), 0, "u" + std::to_string(1 + rng() % 4)});
+      }
+      SlurmConfig c;
+      c.sched.bf_window_s = sh.bf_window_s;
+      c.prio.type = floorsim::slurm::PriorityType::Multifactor;
+      c.prio.weight_age = 1000;
+      c.prio.weight_fairshare = 10000;
+      c.pass_shortcuts = true;
+      c.check_pass_shortcuts = true;
+      auto fast = run(c, jobs, sh.nodes, sh.gpus);
+      c.pass_shortcuts = false;
+      c.check_pass_shortcuts = false;
+      auto plain = run(c, jobs, sh.nodes, sh.gpus);
+      for (const auto& js : fast->wl.jobs) {
+        INFO("job " << js.id);
+        CHECK(fast->start(js.id) == plain->start(js.id));
+        CHECK(fast->nodes(js.id) == plain->nodes(js.id));
+        CHECK(fast->extras(js.id) == plain->extras(js.id));
+        CHECK(fast->reason(js.id) == plain->reason(js.id));
+      }
+      CHECK(fast->report == plain->report);
+      const auto& wf = model_of(*fast).work_counts();
+      CHECK(wf.bf_tests_skipped > 0);
+      CHECK(wf.shortcut_differs == 0);
+      CHECK(model_of(*plain).work_counts().bf_tests_skipped == 0);
+      CHECK(fast->report.at("backfill_starts").get<int64_t>() > 0);
+    }
+}
