@@ -477,6 +477,14 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
   backfill_begin(v);
   const auto& sp = cfg_.sched;
   int64_t tested = 0;
+  // A test on the plan's path is a function of the map, the release plan (free GPUs and the
+  // running jobs' ends) and the job's NoFitKey. A test that starts nothing and plans nothing
+  // leaves both as they were, so a later job with the same key, while no test since started or
+  // planned, gets the same answer: nothing. It is skipped (still counted against
+  // bf_max_job_test, as the test it stands for). Not with reservations, preemption or a topology,
+  // whose tests read more of the job or change state without a start.
+  const bool nofit_on = cfg_.pass_shortcuts && resv_.empty() && !preempt_on_ && topo_mode_ == 0;
+  nofit_.clear();
   for (JobIdx j : order_) {
     if (v.runs[j].state != JobState::Pending || considered_[j] == 2) continue;
     const JobSpec& js = v.jobs[j];
@@ -495,7 +503,32 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
     }
     if (tested >= sp.bf_max_job_test) break;
     ++tested;  // counts jobs that reach the select test
+    ++wc_.bf_tests;
+    // nofit_ is mostly empty (most tests plan): the key is made only when there is one to match
+    // or to keep.
+    auto keyed = [&] { return nofit_on && sum_decides(js) && !is_preemptor(j); };
+    auto key = [&] {
+      return NoFitKey{js.gpus, js.nodes, js.cpus, js.gpu_milli, js.mem_mib, js.mem_per, jpart_[j], qos_[jqos_[j]].q.flags.no_reserve, limit};
+    };
+    if (!nofit_.empty() && keyed()) {
+      if (std::find(nofit_.begin(), nofit_.end(), key()) != nofit_.end()) {
+        ++wc_.bf_tests_skipped;
+        if (cfg_.check_pass_shortcuts) {
+          bf_planned_ = false;
+          backfill_job(v, j, limit, out);
+          if (bf_planned_ || considered_[j] == 2) ++wc_.shortcut_differs;
+        }
+        continue;
+      }
+    }
+    bf_planned_ = false;
     backfill_job(v, j, limit, out);
+    if (bf_planned_ || considered_[j] == 2) {
+      nofit_.clear();
+    } else {
+      ++wc_.bf_nofit;
+      if (nofit_on && nofit_.size() < 16 && keyed()) nofit_.push_back(key());
+    }
     // MAGNETIC: the job's second queue record, without the reservation (build_job_queue).
     if (jmag_.empty() || !jmag_[j] || jresv_[j] == kNoIdx || considered_[j] == 2) continue;
     const uint32_t rv = jresv_[j];
@@ -698,6 +731,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       continue;
     }
     planned_[j] = t;
+    bf_planned_ = true;
     if (no_reserve) break;  // NoReserve: never in the map
     // The chosen nodes must be free in the map over [start, end]; else try from t.
     if (!backfill_reserve(v, js, t, comp_limit, first, fast, t > start_res)) {

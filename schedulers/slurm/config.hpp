@@ -274,6 +274,11 @@ struct SlurmConfig {
   // Not a Slurm setting: backfill answers jobs whose fit their GPU count decides from a release
   // plan (bitsets), the same answers as the plain will_run; tests turn it off to compare the two.
   bool plan_backfill = true;
+  // Not a Slurm setting either: the passes skip work that cannot change their outcome (sorting a
+  // queue whose inputs did not change, main_loop.cpp, priority.cpp); tests turn it off to compare,
+  // and check_pass_shortcuts does the skipped work too and counts any difference (work_counts).
+  bool pass_shortcuts = true;
+  bool check_pass_shortcuts = false;
 };
 
 // Slurm time strings: "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",

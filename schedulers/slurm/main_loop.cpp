@@ -101,6 +101,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
     }
     if (tested >= depth) break;
     ++tested;
+    ++wc_.main_tests;
     const uint32_t p = jpart_[j];
     const uint32_t rv = jresv_[j];
     // MAGNETIC: slurmctld queues an attracted job twice, with the reservation and without it
@@ -170,6 +171,7 @@ void SlurmModel::main_pass(const Snapshot& v, Decisions& out, size_t depth) {
 
 void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   const auto& sp = cfg_.sched;
+  ++wc_.schedules;
   bool special = false;
   {
     size_t w = 0;
@@ -199,8 +201,14 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
   stopped_now_.clear();
   free_.assign(v.cluster.free_gpus.begin(), v.cluster.free_gpus.end());
   if (!holds_.empty()) holds_apply(v, out);
-  cpus_begin(v);
-  res_from(rfree_, v);
+  // The free CPUs and resources are read only by the passes (and, with holds, reservations or a
+  // topology, by the steps before them): without those they are set once a pass is known to run.
+  // Half of the calls on KTH run none (an end with nothing queued behind it, a batch_sched_delay).
+  const bool setup_late = holds_.empty() && resv_.empty() && topo_mode_ == 0;
+  if (!setup_late) {
+    cpus_begin(v);
+    res_from(rfree_, v);
+  }
   if (topo_mode_ != 0) topo_begin(v);
   ends_.clear();
   local_.clear();
@@ -249,13 +257,21 @@ void SlurmModel::schedule(const Snapshot& v, Decisions& out) {
     if (run_bf && quiet_bf && order_ == order_bf_) run_bf = false;
   }
   if (run_main || run_bf) {
+    if (setup_late) {
+      cpus_begin(v);
+      res_from(rfree_, v);
+    }
     if (run_main) unskip_s_ = kNever;  // the main loop records the conditions again
     for (JobIdx j : order_) considered_[j] = 0;
     if (run_main) {
       main_pass(v, out, full ? SIZE_MAX : static_cast<size_t>(std::max<int64_t>(1, sp.default_queue_depth)));
       last_main_s_ = v.now;
     }
-    if (run_bf) backfill_pass(v, out);
+    if (run_bf) {
+      const size_t before = out.items().size();
+      backfill_pass(v, out);
+      if (out.items().size() == before) ++wc_.bf_idle;
+    }
     // Passes that started nothing are the reference for skipping the next periodic one.
     const bool acted = !out.items().empty();
     if (run_main && full) {

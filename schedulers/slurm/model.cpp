@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 
@@ -381,6 +382,16 @@ void SlurmModel::build_counters(size_t nj) {
   pre_mark_.assign(nj, 0);
 }
 
+SlurmModel::~SlurmModel() {
+  if (std::getenv("FLOORSIM_SLURM_COUNTS") == nullptr) return;
+  fmt::print(stderr,
+             "slurm counts: schedule calls {}, main passes {} (jobs tested {}, started {}), backfill passes {} (started nothing {}, "
+             "jobs tested {}, started {}), queue sorts {} (skipped {}), priorities computed {}; backfill tests with no start or plan {}, "
+             "skipped as the same shape {}\n",
+             wc_.schedules, main_passes_, wc_.main_tests, main_starts_, bf_passes_, wc_.bf_idle, wc_.bf_tests, bf_starts_, wc_.sorts, wc_.sorts_skipped,
+             wc_.prio_computed, wc_.bf_nofit, wc_.bf_tests_skipped);
+}
+
 nlohmann::json SlurmModel::report(const Snapshot& fv) const {
   final_now_ = fv.now;
   nlohmann::json j;
@@ -419,6 +430,7 @@ nlohmann::json SlurmModel::report(const Snapshot& fv) const {
 void SlurmModel::on_job_event(const JobEvent& ev, const Snapshot& v) {
   const JobIdx j = ev.job;
   ++events_;
+  if (ev.kind != JobEvent::Kind::Submitted && ev.kind != JobEvent::Kind::Started && ev.kind != JobEvent::Kind::Ended) ++requeues_;
   switch (ev.kind) {
     case JobEvent::Kind::Started:
       acc_from_[j] = ev.time_s;

@@ -92,6 +92,15 @@ struct EndRec {
 
 class SlurmModel final : public Scheduler {
  public:
+  ~SlurmModel() override;
+  // Work counts for the speed work (docs/performance.md): printed to stderr when the model is
+  // destroyed if FLOORSIM_SLURM_COUNTS is set, read by tests; never in the outputs.
+  struct WorkCounts {
+    uint64_t schedules = 0, main_tests = 0, bf_tests = 0, bf_idle = 0, sorts = 0, sorts_skipped = 0, prio_computed = 0;
+    uint64_t bf_nofit = 0, bf_tests_skipped = 0;  // backfill tests ending with neither start nor plan; skipped by nofit_
+    uint64_t shortcut_differs = 0;  // check_pass_shortcuts: a skipped step that would have changed something
+  };
+  const WorkCounts& work_counts() const { return wc_; }
   SlurmModel(SlurmConfig cfg, const Workload& wl, const ClusterConfig& cluster, const std::string& file)
       : cfg_(std::move(cfg)) {
     build(wl, cluster, file);
@@ -274,7 +283,29 @@ class SlurmModel final : public Scheduler {
     if (!std::isfinite(l)) l = p.default_time_s >= 0 ? p.default_time_s : p.max_time_s;
     return l;
   }
-  void sort_queue(const Snapshot& v);
+  void sort_queue(const Snapshot& v);  // sort_queue_fresh unless sort_inputs_same (priority.cpp)
+  void sort_queue_fresh(const Snapshot& v);
+  bool sort_inputs_same(const Snapshot& v) const;
+  // What order_ was last sorted from (see sort_inputs_same).
+  struct SortKey {
+    bool valid = false;
+    uint64_t epoch = 0, gen = 0, requeues = 0;
+  };
+  SortKey sort_key_;
+  std::vector<JobIdx> sorted_pending_;
+  uint64_t requeues_ = 0;  // job events other than submit, start and end (a job queued again)
+  // Backfill's answer-shaping fields of a job on the plan's path (sum_decides, no preemptor):
+  // its test reads only these, the map and the release plan (backfill.cpp, backfill_pass).
+  struct NoFitKey {
+    int32_t gpus, nodes, cpus, gpu_milli, mem_mib;
+    JobSpec::MemPer mem_per;
+    uint32_t part;
+    bool no_reserve;
+    SimTime limit_s;
+    bool operator==(const NoFitKey&) const = default;
+  };
+  std::vector<NoFitKey> nofit_;  // tested since the map or the running jobs last changed: no start, no plan
+  bool bf_planned_ = false;      // backfill_job gave the job a planned start
   // busy_gpus (by node; empty = none) are GPUs held by running jobs into the window of the
   // reservation named busy_name, which is being created or updated at run time (scontrol(1) IGNORE_JOBS).
   void build_reservations(const Workload& wl, const ClusterConfig& cluster, const std::string& file,
@@ -668,6 +699,7 @@ class SlurmModel final : public Scheduler {
   // timers
   SimTime next_main_s_ = 0, next_bf_s_ = 0;
   uint64_t main_passes_ = 0, bf_passes_ = 0, bf_starts_ = 0, main_starts_ = 0, preempts_ = 0;
+  WorkCounts wc_;
 
   // per-pass buffers (reused)
   std::vector<JobIdx> order_;

@@ -57,7 +57,35 @@ void SlurmModel::prio_terms(const Snapshot& v, JobIdx j, PrioTerms& c) const {
   c.gen = prio_gen_;
 }
 
+// The order is a function of the pending list (the engine's order, which the stable sort below
+// keeps for ties) and the pending jobs' priorities, tiers, submit times and ids. A priority moves
+// only at an epoch or a policy change (prio_epoch_, prio_gen_) or with a requeue (a new
+// queued_s); a job leaves or joins only through the pending list. When none of these changed
+// since the last sort, order_ is what sorting again would give: the sort is skipped.
+bool SlurmModel::sort_inputs_same(const Snapshot& v) const {
+  const SortKey& k = sort_key_;
+  return k.valid && jgone_.empty() && k.epoch == prio_epoch_ && k.gen == prio_gen_ && k.requeues == requeues_ &&
+         std::equal(v.pending.begin(), v.pending.end(), sorted_pending_.begin(), sorted_pending_.end());
+}
+
 void SlurmModel::sort_queue(const Snapshot& v) {
+  if (cfg_.pass_shortcuts && sort_inputs_same(v)) {
+    ++wc_.sorts_skipped;
+    if (cfg_.check_pass_shortcuts) {
+      const std::vector<JobIdx> kept = order_;
+      const uint64_t computed = wc_.prio_computed;
+      sort_queue_fresh(v);
+      if (order_ != kept || wc_.prio_computed != computed) ++wc_.shortcut_differs;
+    }
+    return;
+  }
+  ++wc_.sorts;
+  sort_queue_fresh(v);
+  sort_key_ = {true, prio_epoch_, prio_gen_, requeues_};
+  sorted_pending_.assign(v.pending.begin(), v.pending.end());
+}
+
+void SlurmModel::sort_queue_fresh(const Snapshot& v) {
   const bool multifactor = cfg_.prio.type == PriorityType::Multifactor;
   queue_stamp_ += 2;
   const uint64_t queued = queue_stamp_, kept = queue_stamp_ + 1;
@@ -92,6 +120,7 @@ void SlurmModel::sort_queue(const Snapshot& v) {
       ensure_fs();
     }
     const double P = priority(v, j, std::max(qs, prio_epoch_t_));
+    ++wc_.prio_computed;
     prio[j] = P;
     if (P != P) total = false;  // NaN: not a total order
   }

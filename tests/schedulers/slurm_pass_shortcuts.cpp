@@ -1,0 +1,135 @@
+// The pass-level shortcuts (skipping work that cannot change the outcome) against the same runs
+// without them: same starts, nodes, planned starts, reasons and priorities. With the check on,
+// every shortcut taken also does the work it skipped and counts a difference; the runs must
+// take the shortcuts (else the comparison means little) and count none.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "schedulers/slurm/model.hpp"
+#include "tests/schedulers/slurm_harness.hpp"
+
+using namespace slurm_test;
+using floorsim::slurm::SlurmConfig;
+using floorsim::slurm::SlurmModel;
+
+namespace {
+
+std::vector<J> queueing_jobs(uint32_t seed, int n_jobs, int cluster_gpus) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::vector<J> jobs;
+  SimTime t = 0;
+  for (int i = 0; i < n_jobs; ++i) {
+    t += pick(0, 300);
+    const int gpus = pick(0, 3) == 0 ? pick(1, cluster_gpus) : pick(1, std::max(1, cluster_gpus / 4));
+    const SimTime limit = 60.0 * pick(2, 240);
+    const SimTime runtime = std::max<SimTime>(1, limit * pick(5, 100) / 100.0);
+    jobs.push_back({i + 1, t, runtime, limit, gpus, 0, "u" + std::to_string(pick(1, 6))});
+  }
+  return jobs;
+}
+
+const SlurmModel& model_of(const Result& r) { return dynamic_cast<const SlurmModel&>(*r.sched); }
+
+}  // namespace
+
+TEST_CASE("slurm: an unchanged queue is not sorted again, and sorting it would give the same order", "[slurm][shortcuts]") {
+  struct Shape {
+    size_t nodes;
+    int32_t gpus;
+    bool multifactor;
+    double calc_period_s;
+  };
+  const Shape shapes[] = {
+      {8, 1, false, 300},   // priority/basic
+      {12, 4, true, 300},   // multifactor: epochs every PriorityCalcPeriod
+      {13, 8, true, 60},    // epochs at every main pass
+      {70, 1, true, 1e9},   // no epoch after the first: priorities fixed per job
+  };
+  for (const auto& sh : shapes)
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+      INFO("nodes " << sh.nodes << " x " << sh.gpus << " GPUs, seed " << seed);
+      SlurmConfig c;
+      if (sh.multifactor) {
+        c.prio.type = floorsim::slurm::PriorityType::Multifactor;
+        c.prio.weight_age = 1000;
+        c.prio.weight_jobsize = 1000;
+        c.prio.weight_fairshare = 10000;
+        c.prio.calc_period_s = sh.calc_period_s;
+      }
+      const auto jobs = queueing_jobs(seed * 6151 + static_cast<uint32_t>(sh.nodes), 90, static_cast<int>(sh.nodes) * sh.gpus);
+      c.pass_shortcuts = true;
+      c.check_pass_shortcuts = true;
+      auto fast = run(c, jobs, sh.nodes, sh.gpus);
+      c.pass_shortcuts = false;
+      c.check_pass_shortcuts = false;
+      auto plain = run(c, jobs, sh.nodes, sh.gpus);
+      REQUIRE(fast->runs.size() == plain->runs.size());
+      for (const auto& js : fast->wl.jobs) {
+        INFO("job " << js.id);
+        CHECK(fast->start(js.id) == plain->start(js.id));
+        CHECK(fast->nodes(js.id) == plain->nodes(js.id));
+        CHECK(fast->extras(js.id) == plain->extras(js.id));  // priority, planned start, QOS, started_by
+        CHECK(fast->reason(js.id) == plain->reason(js.id));
+      }
+      CHECK(fast->report == plain->report);
+      const auto& wf = model_of(*fast).work_counts();
+      const auto& wp = model_of(*plain).work_counts();
+      CHECK(wf.sorts_skipped > 0);
+      CHECK(wf.shortcut_differs == 0);
+      CHECK(wp.sorts_skipped == 0);
+      CHECK(wf.sorts + wf.sorts_skipped == wp.sorts);  // the same sorts asked for, some skipped
+    }
+}
+
+// Backfill: a job shaped as one whose test, since the last start or planned start, found
+// neither gets no test of its own. Few shapes and a short window, so that many tests plan nothing.
+TEST_CASE("slurm: backfill skips a job shaped as one that just found no start and no planned start", "[slurm][shortcuts][backfill]") {
+  struct Shape {
+    size_t nodes;
+    int32_t gpus;
+    double bf_window_s;
+  };
+  const Shape shapes[] = {{10, 1, 3600}, {12, 4, 7200}, {70, 2, 3600}, {130, 8, 14400}};
+  for (const auto& sh : shapes)
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+      INFO("nodes " << sh.nodes << " x " << sh.gpus << " GPUs, seed " << seed);
+      std::mt19937 rng(seed * 31 + static_cast<uint32_t>(sh.nodes));
+      const int cap = static_cast<int>(sh.nodes) * sh.gpus;
+      const int sizes[] = {1, 2, sh.gpus, cap / 4, cap / 2, cap};
+      const SimTime limits[] = {1800, 7200, 14400};
+      std::vector<J> jobs;
+      SimTime t = 0;
+      for (int i = 0; i < 120; ++i) {
+        t += static_cast<SimTime>(rng() % 200);
+        const SimTime limit = limits[rng() % 3];
+        jobs.push_back({i + 1, t, std::max<SimTime>(1, limit * static_cast<double>(20 + rng() % 81) / 100.0), limit,
+                        std::max(1, sizes[rng() % 6]), 0, "u" + std::to_string(1 + rng() % 4)});
+      }
+      SlurmConfig c;
+      c.sched.bf_window_s = sh.bf_window_s;
+      c.prio.type = floorsim::slurm::PriorityType::Multifactor;
+      c.prio.weight_age = 1000;
+      c.prio.weight_fairshare = 10000;
+      c.pass_shortcuts = true;
+      c.check_pass_shortcuts = true;
+      auto fast = run(c, jobs, sh.nodes, sh.gpus);
+      c.pass_shortcuts = false;
+      c.check_pass_shortcuts = false;
+      auto plain = run(c, jobs, sh.nodes, sh.gpus);
+      for (const auto& js : fast->wl.jobs) {
+        INFO("job " << js.id);
+        CHECK(fast->start(js.id) == plain->start(js.id));
+        CHECK(fast->nodes(js.id) == plain->nodes(js.id));
+        CHECK(fast->extras(js.id) == plain->extras(js.id));
+        CHECK(fast->reason(js.id) == plain->reason(js.id));
+      }
+      CHECK(fast->report == plain->report);
+      const auto& wf = model_of(*fast).work_counts();
+      CHECK(wf.bf_tests_skipped > 0);
+      CHECK(wf.shortcut_differs == 0);
+      CHECK(model_of(*plain).work_counts().bf_tests_skipped == 0);
+      CHECK(fast->report.at("backfill_starts").get<int64_t>() > 0);
+    }
+}
