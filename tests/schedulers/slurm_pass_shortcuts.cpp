@@ -32,6 +32,31 @@ std::vector<J> queueing_jobs(uint32_t seed, int n_jobs, int cluster_gpus) {
 
 const SlurmModel& model_of(const Result& r) { return dynamic_cast<const SlurmModel&>(*r.sched); }
 
+struct Runs {
+  std::unique_ptr<Result> fast, plain;
+};
+
+// `jobs` under `c` with the shortcuts on (each taken one also checked) and off: the same starts,
+// nodes, extra columns (priority, planned start, QOS, started_by), reasons and report.
+Runs same_with_and_without(SlurmConfig c, const std::vector<J>& jobs, size_t nodes, int32_t gpus) {
+  c.pass_shortcuts = true;
+  c.check_pass_shortcuts = true;
+  Runs r{run(c, jobs, nodes, gpus), nullptr};
+  c.pass_shortcuts = false;
+  c.check_pass_shortcuts = false;
+  r.plain = run(c, jobs, nodes, gpus);
+  REQUIRE(r.fast->runs.size() == r.plain->runs.size());
+  for (const auto& js : r.fast->wl.jobs) {
+    INFO("job " << js.id);
+    CHECK(r.fast->start(js.id) == r.plain->start(js.id));
+    CHECK(r.fast->nodes(js.id) == r.plain->nodes(js.id));
+    CHECK(r.fast->extras(js.id) == r.plain->extras(js.id));
+    CHECK(r.fast->reason(js.id) == r.plain->reason(js.id));
+  }
+  CHECK(r.fast->report == r.plain->report);
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("slurm: an unchanged queue is not sorted again, and sorting it would give the same order", "[slurm][shortcuts]") {
@@ -59,21 +84,7 @@ TEST_CASE("slurm: an unchanged queue is not sorted again, and sorting it would g
         c.prio.calc_period_s = sh.calc_period_s;
       }
       const auto jobs = queueing_jobs(seed * 6151 + static_cast<uint32_t>(sh.nodes), 90, static_cast<int>(sh.nodes) * sh.gpus);
-      c.pass_shortcuts = true;
-      c.check_pass_shortcuts = true;
-      auto fast = run(c, jobs, sh.nodes, sh.gpus);
-      c.pass_shortcuts = false;
-      c.check_pass_shortcuts = false;
-      auto plain = run(c, jobs, sh.nodes, sh.gpus);
-      REQUIRE(fast->runs.size() == plain->runs.size());
-      for (const auto& js : fast->wl.jobs) {
-        INFO("job " << js.id);
-        CHECK(fast->start(js.id) == plain->start(js.id));
-        CHECK(fast->nodes(js.id) == plain->nodes(js.id));
-        CHECK(fast->extras(js.id) == plain->extras(js.id));  // priority, planned start, QOS, started_by
-        CHECK(fast->reason(js.id) == plain->reason(js.id));
-      }
-      CHECK(fast->report == plain->report);
+      const auto [fast, plain] = same_with_and_without(c, jobs, sh.nodes, sh.gpus);
       const auto& wf = model_of(*fast).work_counts();
       const auto& wp = model_of(*plain).work_counts();
       CHECK(wf.sorts_skipped > 0);
@@ -112,20 +123,7 @@ TEST_CASE("slurm: backfill skips a job shaped as one that just found no start an
       c.prio.type = floorsim::slurm::PriorityType::Multifactor;
       c.prio.weight_age = 1000;
       c.prio.weight_fairshare = 10000;
-      c.pass_shortcuts = true;
-      c.check_pass_shortcuts = true;
-      auto fast = run(c, jobs, sh.nodes, sh.gpus);
-      c.pass_shortcuts = false;
-      c.check_pass_shortcuts = false;
-      auto plain = run(c, jobs, sh.nodes, sh.gpus);
-      for (const auto& js : fast->wl.jobs) {
-        INFO("job " << js.id);
-        CHECK(fast->start(js.id) == plain->start(js.id));
-        CHECK(fast->nodes(js.id) == plain->nodes(js.id));
-        CHECK(fast->extras(js.id) == plain->extras(js.id));
-        CHECK(fast->reason(js.id) == plain->reason(js.id));
-      }
-      CHECK(fast->report == plain->report);
+      const auto [fast, plain] = same_with_and_without(c, jobs, sh.nodes, sh.gpus);
       const auto& wf = model_of(*fast).work_counts();
       CHECK(wf.bf_tests_skipped > 0);
       CHECK(wf.shortcut_differs == 0);
