@@ -19,6 +19,8 @@
 
 #include "schedulers/common/placement.hpp"
 #include "schedulers/slurm/bitset.hpp"
+#include "schedulers/slurm/fairshare_state.hpp"
+#include "schedulers/slurm/pass_state.hpp"
 #include "schedulers/slurm/release_groups.hpp"
 #include "schedulers/slurm/reservations.hpp"
 #include "schedulers/slurm/select.hpp"
@@ -90,7 +92,7 @@ struct EndRec {
   return a.job < b.job;
 }
 
-class SlurmModel final : public Scheduler {
+class SlurmModel final : public Scheduler, private FairshareState, private PassState {
  public:
   ~SlurmModel() override;
   // Work counts for the speed work (docs/performance.md): printed to stderr when the model is
@@ -243,7 +245,6 @@ class SlurmModel final : public Scheduler {
     ++prio_epoch_;
     prio_epoch_t_ = t;
   }
-  struct PrioTerms;
   void prio_terms(const Snapshot& v, JobIdx j, PrioTerms& c) const;
 
   // ---- pass helpers ----
@@ -689,13 +690,6 @@ class SlurmModel final : public Scheduler {
   }
   std::vector<StartedBy> started_by_;
 
-  // accounting
-  std::vector<double> pend_assoc_, pend_qos_;
-  std::vector<uint32_t> pend_list_;  // associations with pending usage (recalc_usage visits only these)
-  std::vector<uint8_t> pend_mark_;
-  SimTime last_calc_s_ = -1;
-  SimTime last_reset_s_ = 0;
-
   // timers
   SimTime next_main_s_ = 0, next_bf_s_ = 0;
   uint64_t main_passes_ = 0, bf_passes_ = 0, bf_starts_ = 0, main_starts_ = 0, preempts_ = 0;
@@ -726,24 +720,6 @@ class SlurmModel final : public Scheduler {
   bool resv_blocked_ = false;
   bool resv_deleted_ = false;  // resv_prepare refused because the job's reservation is gone
   bool resv_spent_ = false;    // reservation boundaries can start nothing more (resv_boundaries_spent)
-  // The quiet stretch resv_boundaries_spent() measures: nothing running, no job event or policy
-  // change, the same GPUs up, since quiet_since_s_.
-  uint64_t quiet_events_ = UINT64_MAX;
-  int64_t quiet_up_ = -1;
-  SimTime quiet_since_s_ = 0;
-  bool mins_blocked_ = false;
-  // Skipping periodic passes that cannot decide anything new (nothing happened since the last
-  // one of the same kind, the queue order is the same, no time-dependent condition expired).
-  uint64_t events_ = 0, ev_main_ = UINT64_MAX, ev_bf_ = UINT64_MAX;
-  SimTime last_main_s_ = -kNever;  // the last main pass (batch_sched_delay counts from it)
-  int64_t up_main_ = -1, up_bf_ = -1;
-  SimTime unskip_s_ = kNever;  // a time-dependent condition (exempt time, begin) expires then
-  uint64_t ev_last_ = UINT64_MAX;
-  std::vector<uint8_t> up_seen_;  // node_up at the previous pass (a node back up queues a pass)
-  std::vector<SimTime> specials_;
-  bool mins_blocked_prev_ = false;  // a job waits on a GrpTRESMins limit: decay may free it
-  std::vector<JobIdx> order_main_, order_bf_;
-  uint64_t ep_main_ = 0, ep_bf_ = 0;  // prio_epoch_ when order_main_ / order_bf_ were taken
   SimTime resv_next_free_ = kNever;
   std::vector<uint8_t> resv_overlap_;  // by reservation: overlaps the interval resv_prepare tested
   JobIdx cur_bf_job_ = 0, cur_job_ = 0;  // the job backfill tests; cur_job_: see resv_prepare
@@ -813,57 +789,7 @@ class SlurmModel final : public Scheduler {
   std::vector<uint64_t> ew_scratch_;  // fill_levels: one end's nodes
   std::vector<EndWord> end_one_;      // by end: its one word of nodes (w = UINT32_MAX: several words)
   mutable std::vector<uint32_t> tree_buf_;
-  // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
-  // last sorted, which an insertion sort turns into the new order cheaply.
-  std::vector<uint32_t> ft_off_, ft_child_, ft_key_;
-  std::vector<int64_t> ft_share_;
-  std::vector<uint8_t> ft_user_;
-  size_t ft_users_ = 0;
-  mutable std::vector<uint32_t> ft_order_;
-  mutable std::vector<double> ft_usage_, ft_lf_, ft_fs_;
-  mutable std::vector<double> snorm_buf_;
-  mutable bool fs_dirty_ = true;
-  // Per-user Fair Tree (ensure_fs_of): usage state number, when each association's fs and its
-  // children's level fairshares were last computed, users below each association.
-  uint64_t fs_epoch_ = 1;
-  mutable std::vector<uint64_t> fs_at_, lf_at_;
-  mutable std::vector<uint32_t> ft_pos_, ft_before_;
-  std::vector<double> ft_s_;  // by association: its shares over its siblings' (static)
-  // Each level's children as (LF, name rank, index) in CSR positions, in the order last sorted.
-  struct FtEnt {
-    double lf;
-    uint32_t key, idx;
-  };
-  mutable std::vector<FtEnt> ft_ent_;
-  std::vector<uint32_t> ft_nusers_;
-  // priority(): the terms of a job that change only with a policy change (weights, QOS
-  // priorities), each as priority() computed it, so the sum adds the same numbers in order.
-  struct PrioTerms {
-    double size = 0, part = 0, qos = 0, tres = 0;
-    uint64_t gen = 0;
-  };
-  mutable std::vector<PrioTerms> prio_terms_;
-  uint64_t prio_gen_ = 1;  // bumped by every applied policy change
-  // sort_queue: the order is a strict total order when there is no preemption (id last, ids
-  // unique), so the previous order with the new jobs appended, insertion-sorted, is the one
-  // sorted order (priorities move little between passes).
-  bool ids_unique_ = false;
-  bool one_tier_ = false;  // every partition has the same PriorityTier
-  std::vector<uint64_t> queue_mark_;  // by job: sort_queue's stamp (queued now / kept in order)
-  uint64_t queue_stamp_ = 0;
-  // Wide levels (many children of equal shares, e.g. one account per SWF group under root):
-  // LF = S / (U / usum) with one S is non-increasing in the usage, so the children are kept
-  // sorted by usage (decay multiplies all by one factor, which keeps the order; new usage only
-  // moves a child right) and a child's place in fair_tree_level's order is two binary searches
-  // plus its tie group instead of a sort of the whole level (fair_tree_before_wide).
-  std::vector<uint8_t> ft_wide_;      // by association: its children's level is kept this way
-  std::vector<uint32_t> fo_;          // CSR positions: the level's children by usage ascending
-  std::vector<uint32_t> fo_pos_;      // by association: its position in fo_
-  std::vector<uint32_t> fo_pre_;      // CSR positions: users below fo_[b..i) of the level
-  std::vector<uint32_t> fo_moved_;    // recalc_usage: children of wide levels whose usage grew
-  mutable std::vector<uint64_t> fo_at_;  // by association: epoch of fo_usum_
-  mutable std::vector<double> fo_usum_;  // by association: its children's usage sum (same order as fair_tree_level)
-  bool wide_ok_ = true;  // off for good once a usage is not a finite number >= 0 (order not kept)
+  // Fair Tree's wide levels (fairshare_state.hpp, fairshare.cpp).
   [[gnu::always_inline]] inline void wide_moved(uint32_t x);
   [[gnu::always_inline]] inline uint32_t fair_tree_before_wide(uint32_t p, uint32_t x, bool own) const;
 };
