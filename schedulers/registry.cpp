@@ -2,7 +2,9 @@
 
 #include "schedulers/baseline/baseline.hpp"
 #include "schedulers/hybrid/hybrid.hpp"
+#include "schedulers/kai/job_ask.hpp"
 #include "schedulers/kai/kai_scheduler.hpp"
+#include "schedulers/kueue/job_ask.hpp"
 #include "schedulers/kueue/kueue_scheduler.hpp"
 #include "schedulers/slurm/slurm.hpp"
 
@@ -32,10 +34,12 @@ std::vector<SchedulerEntry> build_registry() {
                [](const cfg::json&, const SchedulerContext&) { return baseline::make_conservative_backfill(); },
                {}});
   r.push_back({"kueue", "Kueue-like admission: ClusterQueues, cohorts, flavors, preemption, from Kueue YAML",
-               kueue::kueue_params_spec, kueue::make_kueue, {}});
+               kueue::kueue_params_spec, kueue::make_kueue, {},
+               [](const cfg::json& p) -> SchedulerEntry::NodeAskOf { return [a = kueue::JobNodeAsk(p)](const JobSpec& js) { return a.of(js); }; }});
   r.push_back({"kai", "KAI-like scheduling: hierarchical queues (quota, over-quota weight, limit), fair share, reclaim, "
                "preempt, consolidation, GPU fractions, from KAI Queue YAML",
-               kai::kai_params_spec, kai::make_kai, {}});
+               kai::kai_params_spec, kai::make_kai, {},
+               [](const cfg::json& p) -> SchedulerEntry::NodeAskOf { return [a = kai::JobAsk(p)](const JobSpec& js) { return a.node_ask(js); }; }});
   r.push_back(slurm::registry_entry());
   r.push_back(hybrid::registry_entry());
   return r;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "schedulers/common/node_resources.hpp"
 #include "sim/core/cluster.hpp"
 #include "sim/core/config_spec.hpp"
 #include "sim/core/scheduler_api.hpp"
@@ -51,6 +52,12 @@ struct SchedulerEntry {
   // nullopt when they describe none. Empty for models that read no cluster. `base_dir` is the
   // scenario's directory, for relative paths. Throws InputError on a file it cannot read.
   std::function<std::optional<ClusterConfig>(const cfg::json& resolved, const std::string& base_dir)> cluster;
+  // What each job's pods ask of nodes besides GPUs (cpu, memory) under this model, read from
+  // the resolved block by the model's own rule; unset for a model that does not place CPUs and
+  // memory this way. The scenario refuses at load a job that no node could ever hold
+  // (placement::never_fits), instead of leaving it pending forever.
+  using NodeAskOf = std::function<placement::NodeAsk(const JobSpec&)>;
+  std::function<NodeAskOf(const cfg::json& resolved)> node_ask = nullptr;
 };
 
 // The built-in models, in a stable order.

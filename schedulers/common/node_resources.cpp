@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "schedulers/common/placement.hpp"
 
 namespace floorsim::placement {
@@ -113,6 +115,52 @@ bool NodeResources::fill(std::span<NodeShare> shares, const NodeAsk& ask, int32_
     s = share(s.node, s.gpus, c, m);
   }
   return true;
+}
+
+std::string never_fits(const JobSpec& job, const NodeAsk& ask, const ClusterConfig& cluster) {
+  if (!ask.any() || (!cluster.gives_cpus() && !cluster.gives_mem())) return {};
+  const size_t nn = cluster.nodes();
+  // The idle cluster as a view: every node up, all of its GPUs, CPUs and memory free.
+  std::vector<int32_t> mem_mib;
+  if (cluster.gives_mem())
+    for (auto b : cluster.node_mem_bytes) mem_mib.push_back(static_cast<int32_t>(std::min<int64_t>(b >> 20, std::numeric_limits<int32_t>::max())));
+  const std::vector<uint8_t> up(nn, 1);
+  ClusterView v;
+  v.capacity_gpus = v.free_gpus = cluster.node_gpus;
+  v.node_up = up;
+  if (cluster.gives_cpus()) v.capacity_cpus = v.free_cpus = cluster.node_cpus;
+  v.capacity_mem_mib = v.free_mem_mib = mem_mib;
+  NodeResources res;
+  res.reset(v);
+  std::vector<NodeShare> out;
+  if (res.first_fit(job, ask, cluster.node_gpus, {}, out, cluster.max_node_gpus())) return {};
+  int32_t most_cpus = 0;
+  int64_t most_mem = 0;
+  for (size_t n = 0; n < nn; ++n) {
+    most_cpus = std::max(most_cpus, cluster.node_cpus.empty() ? 0 : cluster.node_cpus[n]);
+    most_mem = std::max(most_mem, cluster.node_mem_bytes.empty() ? int64_t{0} : cluster.node_mem_bytes[n] >> 20);
+  }
+  if (job.gpus <= 0) {  // one pod per node, each an even share
+    const int32_t pods = cpu_only_pods(job);
+    const int32_t c = share_cpus(ask.cpu_milli, 1, pods), m = share_mem(ask.mem_mib, 1, pods);
+    int32_t hold = 0;
+    for (size_t n = 0; n < nn; ++n) {
+      const int32_t nc = cluster.node_cpus.empty() ? 0 : cluster.node_cpus[n];
+      const int64_t nm = cluster.node_mem_bytes.empty() ? 0 : cluster.node_mem_bytes[n] >> 20;
+      hold += (nc <= 0 || c <= nc) && (nm <= 0 || m <= nm);
+    }
+    return fmt::format("job {} asks for {} CPUs and {} MiB of memory on each of {} node(s); {} node(s) of the cluster have that much "
+                       "(the largest: {} CPUs, {} MiB); expected a CPU-only job that fits the nodes",
+                       job.id, c, m, pods, hold, most_cpus, most_mem);
+  }
+  // A GPU job: its cpu and memory split by GPUs; name the share of its largest node part.
+  const int32_t part = job.nodes > 0 ? (job.gpus + job.nodes - 1) / job.nodes : std::min(job.gpus, cluster.max_node_gpus());
+  return fmt::format("job {} asks for {} CPUs and {} MiB of memory with its {} GPUs on {} node(s) ({} CPUs and {} MiB with {} GPUs "
+                     "on one node); no placement on the idle cluster holds them (the largest node: {} GPUs, {} CPUs, {} MiB); "
+                     "expected a job whose cpu and memory per node, split by GPUs, fit the nodes",
+                     job.id, share_cpus(ask.cpu_milli, job.gpus, job.gpus), share_mem(ask.mem_mib, job.gpus, job.gpus), job.gpus,
+                     job.nodes > 0 ? std::to_string(job.nodes) : std::string("any"), share_cpus(ask.cpu_milli, part, job.gpus),
+                     share_mem(ask.mem_mib, part, job.gpus), part, cluster.max_node_gpus(), most_cpus, most_mem);
 }
 
 void NodeResources::move(std::span<const NodeShare> p, int sign) {

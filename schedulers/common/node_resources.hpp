@@ -14,6 +14,9 @@
 #include <span>
 #include <vector>
 
+#include <string>
+
+#include "sim/core/cluster.hpp"
 #include "sim/core/scheduler_api.hpp"
 
 namespace floorsim::placement {
@@ -45,6 +48,14 @@ inline int64_t job_mem_mib(const JobSpec& js) {
 // 1 / pods), rounded up.
 int32_t share_cpus(int64_t cpu_milli, int64_t part, int64_t whole);
 int32_t share_mem(int64_t mem_mib, int64_t part, int64_t whole);
+
+// Load-time fit check: can `job`, its pods asking `ask` besides GPUs, ever be placed on
+// `cluster` (every node up and idle) by NodeResources::first_fit? Empty when it can (or asks
+// nothing of nodes, or no node gives CPUs or memory); else why not, naming what the job asks
+// per node and the largest node, for the caller's one-line refusal. A model whose job would
+// never fit would leave it pending forever (KAI) or deactivate it after waitForPodsReady
+// (Kueue), so the scenario is refused instead. GPUs alone are checked by the caller.
+std::string never_fits(const JobSpec& job, const NodeAsk& ask, const ClusterConfig& cluster);
 
 class NodeResources {
  public:

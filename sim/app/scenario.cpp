@@ -12,7 +12,6 @@
 
 #include "kernels/calibration.hpp"
 #include "schedulers/common/node_resources.hpp"
-#include "schedulers/kueue/kueue_scheduler.hpp"
 #include "schedulers/registry.hpp"
 #include "sim/app/capacity_block.hpp"
 #include "sim/app/delay_scheduling.hpp"
@@ -465,57 +464,26 @@ std::vector<Scenario::Fallback> fallbacks_of(const FallbackIds& fallback_ids, co
   return out;
 }
 
-// What every job asks besides its own fields under the Kubernetes models: the scheduler
-// block's requests_per_job cpu (millicores) and memory (MiB).
-placement::NodeAsk per_job_ask(const json& sched) {
-  placement::NodeAsk a;
-  if (!sched.contains("requests_per_job") || !sched["requests_per_job"].is_object()) return a;
-  for (const auto& [res, q] : sched["requests_per_job"].items()) {
-    const double v = kueue::request_quantity(q);
-    if (v <= 0) continue;
-    if (res == "cpu") a.cpu_milli = static_cast<int64_t>(std::ceil(v * 1000));
-    if (res == "memory") a.mem_mib = static_cast<int64_t>(std::ceil(v / 1048576));
-  }
-  return a;
-}
-
-// A CPU-only job under the Kubernetes models: its pods (one per node, its node count or one)
-// each ask cpus / pods CPUs and memory / pods MiB (rounded up, as schedulers/common/
-// node_resources places them), plus `extra` in all; enough nodes must hold that much when
-// idle. Nodes that give no CPUs (memory) hold any amount of it.
-void check_cpu_only_fits(const JobSpec& j, const placement::NodeAsk& extra, const ClusterConfig& cluster, const std::string& file) {
-  const int64_t mem = placement::job_mem_mib(j) + extra.mem_mib;
-  const int32_t pods = placement::cpu_only_pods(j);
-  const int32_t cpus = placement::share_cpus(static_cast<int64_t>(j.cpus) * 1000 + extra.cpu_milli, 1, pods);
-  const int32_t mem_pod = placement::share_mem(mem, 1, pods);
-  int32_t hold = 0, most_cpus = 0;
-  int64_t most_mem = 0;
-  for (size_t n = 0; n < cluster.nodes(); ++n) {
-    const int32_t c = cluster.node_cpus.empty() ? 0 : cluster.node_cpus[n];
-    const int64_t m = cluster.node_mem_bytes.empty() ? 0 : cluster.node_mem_bytes[n] >> 20;
-    most_cpus = std::max(most_cpus, c);
-    most_mem = std::max(most_mem, m);
-    hold += (c <= 0 || cpus <= c) && (m <= 0 || mem_pod <= m);
-  }
-  if (hold < pods)
-    fail(file, "/workload", fmt::format("job {} asks for {} CPUs and {} MiB of memory on each of {} node(s); {} node(s) of the cluster have that much (the largest: {} CPUs, {} MiB); expected a CPU-only job that fits the nodes",
-                                        j.id, cpus, mem_pod, pods, hold, most_cpus, most_mem));
-}
-
 // Every job must be able to run on this cluster. Returns how many jobs had their node count
 // clamped to their GPU count.
 // CPU-only jobs and CPUs and memory as resources are modelled by the slurm, kueue and kai
 // models (`model`: the scheduler type): with another model a CPU-only job is refused, and nodes
-// that give CPUs or memory get a warning that those are not checked.
+// that give CPUs or memory get a warning that those are not checked. A model that says what
+// jobs ask of nodes (SchedulerEntry::node_ask: kueue, kai) has each job checked against the
+// idle cluster by its own rule.
 size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::string& file, const json& sched,
                       Warnings& warnings) {
   const std::string model = sched["type"].get<std::string>();
   const int64_t total_gpus = cluster.total_gpus();
   const int32_t max_node = cluster.max_node_gpus();
   const bool res = cluster.gives_cpus() || cluster.gives_mem();
-  const bool k8s = model == "kueue" || model == "kai";
-  const bool res_model = model == "slurm" || k8s;
-  const placement::NodeAsk extra = k8s ? per_job_ask(sched) : placement::NodeAsk{};
+  const bool res_model = model == "slurm" || model == "kueue" || model == "kai";
+  const SchedulerEntry* entry = find_scheduler(model);
+  const SchedulerEntry::NodeAskOf ask_of = res && entry && entry->node_ask ? entry->node_ask(sched) : nullptr;
+  auto check_ask = [&](const JobSpec& j) {
+    if (!ask_of) return;
+    if (const std::string why = placement::never_fits(j, ask_of(j), cluster); !why.empty()) fail(file, "/workload", why);
+  };
   size_t clamped_nodes = 0;
   for (size_t i = 0; i < w.jobs.size(); ++i) {
     JobSpec& j = w.jobs[i];
@@ -524,7 +492,7 @@ size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::stri
         fail(file, "/workload", fmt::format("job {} asks for {} GPUs; expected at least 1 (CPU-only jobs need the slurm, kueue or kai model and nodes that give CPUs or memory: cluster.node_groups cpus_per_node, mem_per_node_mib; the {} model places GPUs only)", j.id, j.gpus, model));
       if (static_cast<size_t>(j.nodes) > cluster.nodes())
         fail(file, "/workload", fmt::format("job {} needs {} nodes; the cluster has {}", j.id, j.nodes, cluster.nodes()));
-      if (k8s) check_cpu_only_fits(j, extra, cluster, file);
+      check_ask(j);
       continue;
     }
     if (j.gpu_milli > 0 && j.gpus != 1)  // a share (trace gpu_milli, gpu_fraction) is of one GPU
@@ -539,6 +507,7 @@ size_t check_jobs_fit(Workload& w, const ClusterConfig& cluster, const std::stri
       fail(file, "/workload", fmt::format("job {} needs {} GPUs on {} nodes; the cluster has {} GPUs on {} nodes of at most {}",
                                           j.id, j.gpus, j.nodes == 0 ? std::string("any") : std::to_string(j.nodes), total_gpus,
                                           cluster.nodes(), max_node));
+    check_ask(j);
   }
   if (res && !res_model)  // after the checks: bad input gets its one error line alone
     warnings.add(fmt::format("{}: the {} model places GPUs only; the nodes' CPUs and memory are not checked (the slurm model checks them)",

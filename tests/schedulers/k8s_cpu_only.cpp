@@ -41,23 +41,13 @@ std::string kueue_yaml(const std::string& resources, const std::string& quotas, 
          "spec: {clusterQueue: cq}\n";
 }
 
-struct KueueRun {
-  Workload w;
-  std::unique_ptr<Scheduler> sched;
-  std::unique_ptr<Engine> engine;
+const kai_test::Model kKueue{"kueue", kueue::kueue_params_spec, kueue::make_kueue};
+
+struct KueueRun : kai_test::ModelRun {
   void go(const std::string& name, const std::string& yaml, const ClusterConfig& c, cfg::json params = cfg::json::object()) {
-    const std::string dir = kai_test::temp_dir("kueue-cpu-" + name);
-    std::ofstream(dir + "/queues.yaml") << yaml;
-    params["type"] = "kueue";
-    params["manifests"] = {"queues.yaml"};
+    cluster = c;
     params["queue_map"] = {{"*", "default/lq"}};
-    const cfg::json resolved = cfg::resolve(params, *kueue::kueue_params_spec(), "/scheduler", "test.json");
-    SchedulerContext ctx{w, c, dir, "test.json", 1};
-    sched = kueue::make_kueue(resolved, ctx);
-    EngineConfig ec;
-    ec.check_invariants = true;
-    engine = std::make_unique<Engine>(w, c, *sched, ec);
-    engine->run();
+    run(kKueue, "kueue-cpu-" + name, yaml, std::move(params));
   }
   const JobRun& r(size_t i) const { return engine->runs()[i]; }
 };
@@ -252,4 +242,70 @@ TEST_CASE("kai CPU-only reclaim: by cpu fair share and deserved quota", "[kai][k
   CHECK(k.preempted().size() == 1);       // one of a's jobs, not both
   CHECK(k.r(3).first_start_s == 10);      // b reclaims its deserved CPUs at once
   CHECK(k.r(4).first_start_s >= 1000);    // and no more: a keeps its own deserved 4
+}
+
+namespace {
+
+// The load-time fit check as the scenario runs it: the model's own node-ask rule read from
+// its resolved block (registry node_ask), then placement::never_fits on the idle cluster.
+std::string refusal(const std::string& type, cfg::json block, const JobSpec& js, const ClusterConfig& c) {
+  const SchedulerEntry* e = find_scheduler(type);
+  REQUIRE(e != nullptr);
+  REQUIRE(e->node_ask);
+  block["type"] = type;
+  block["manifests"] = {"queues.yaml"};
+  const cfg::json resolved = cfg::resolve(block, *e->params(), "/scheduler", "test.json");
+  return placement::never_fits(js, e->node_ask(resolved)(js), c);
+}
+
+struct FitRow {
+  const char* what;
+  int32_t gpus, nodes, cpus, mem_mib;  // the job (cpus count only for CPU-only jobs unless charge_cpu)
+  cfg::json block;                     // scheduler block keys besides type and manifests
+  const char* refused;                 // "": placed; else a fragment of the one-line reason
+};
+
+}  // namespace
+
+TEST_CASE("load fit check: kueue and kai refuse a job no node could ever hold", "[kueue][kai][k8s][load]") {
+  // Two nodes of 8 GPUs, 16 CPUs, 64 GiB.
+  const ClusterConfig c = cpu_cluster(2, 8, 16, 65536);
+  const std::vector<FitRow> rows = {
+      {"CPU-only, fits one node", 0, 1, 16, 0, cfg::json::object(), ""},
+      {"CPU-only, more CPUs than any node", 0, 1, 17, 0, cfg::json::object(), "asks for 17 CPUs and 0 MiB of memory on each of 1 node(s); 0 node(s)"},
+      {"CPU-only, requests_per_job cpu on top", 0, 1, 10, 0, {{"requests_per_job", {{"cpu", 8}}}}, "asks for 18 CPUs"},
+      {"CPU-only gang of 3 pods on 2 nodes", 0, 3, 3, 0, cfg::json::object(), "on each of 3 node(s); 2 node(s)"},
+      {"GPU job, per-job cpu fits one node", 8, 1, 0, 0, {{"requests_per_job", {{"cpu", 16}}}}, ""},
+      {"GPU job, per-job cpu more than a node", 8, 1, 0, 0, {{"requests_per_job", {{"cpu", 17}}}}, "asks for 17 CPUs and 0 MiB of memory with its 8 GPUs on 1 node(s)"},
+      {"GPU job over 2 nodes, split by GPUs fits", 16, 2, 0, 0, {{"requests_per_job", {{"cpu", 32}}}}, ""},
+      {"GPU job over 2 nodes, per-GPU cpu too much", 16, 2, 0, 0, {{"requests_per_gpu", {{"cpu", 3}}}}, "(24 CPUs and 0 MiB with 8 GPUs on one node)"},
+      {"GPU job, memory per node too much", 4, 1, 0, 70000, cfg::json::object(), "the largest node: 8 GPUs, 16 CPUs, 65536 MiB"},
+      {"GPU job of any node count spreads its memory", 16, 0, 0, 0, {{"requests_per_job", {{"memory", "120Gi"}}}}, ""},
+  };
+  for (const std::string type : {"kueue", "kai"})
+    for (const auto& row : rows) {
+      CAPTURE(type, row.what);
+      Workload w;
+      JobSpec js = cpu_job(w, 7, "a", 0, 10, row.gpus, row.cpus, row.mem_mib);
+      js.nodes = row.nodes;
+      const std::string why = refusal(type, row.block, js, c);
+      if (std::string(row.refused).empty()) {
+        CHECK(why.empty());
+      } else {
+        CHECK_THAT(why, Catch::Contains(row.refused) && Catch::StartsWith("job 7 "));
+      }
+    }
+}
+
+TEST_CASE("load fit check: kai leaves a fractional job packed by GPU share unchecked", "[kai][k8s][load]") {
+  const ClusterConfig c = cpu_cluster(1, 1, 4, 1024);
+  Workload w;
+  JobSpec js = cpu_job(w, 1, "a", 0, 10, 1, 0, 0);
+  js.gpu_milli = 500;
+  const cfg::json ask = {{"requests_per_job", {{"cpu", 8}}}};
+  cfg::json shared = ask;
+  shared["gpu_sharing"] = true;
+  CHECK(refusal("kai", shared, js, c).empty());  // packed: placed by GPU share only
+  CHECK_FALSE(refusal("kai", ask, js, c).empty());  // sharing off: a whole GPU, and its 8 CPUs
+  CHECK_FALSE(refusal("kueue", ask, js, c).empty());
 }

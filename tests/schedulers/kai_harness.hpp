@@ -1,6 +1,8 @@
 #pragma once
-// Shared harness of the KAI engine-level tests: KAI Queue YAML written to a temp folder,
-// hand-built jobs, one run through floorsim::Engine with invariant checks.
+// Shared harness of the Kubernetes-model engine-level tests (KAI, Kueue): the model's YAML
+// written to a temp folder, hand-built jobs, one run through floorsim::Engine with invariant
+// checks. ModelRun does the run for any model given its parameter spec and factory; Run is
+// KAI's.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -46,27 +48,44 @@ inline std::string queue_yaml(const std::string& name, double quota, double limi
   return s;
 }
 
-struct Run {
+// A model as the registry holds it: its scheduler-block spec and its factory.
+struct Model {
+  const char* type;
+  std::shared_ptr<const cfg::ObjectSpec> (*spec)();
+  std::unique_ptr<Scheduler> (*make)(const cfg::json&, const SchedulerContext&);
+};
+inline const Model kKai{"kai", kai::kai_params_spec, kai::make_kai};
+
+// One engine run of a model: `yaml` as the model's only manifest (queues.yaml in a temp folder
+// named after the test), `params` as the rest of its scheduler block.
+struct ModelRun {
   Workload w;
   ClusterConfig cluster;
   std::unique_ptr<Scheduler> sched;
   std::unique_ptr<Engine> engine;
-  int32_t cpus_per_node = 0;  // > 0: the nodes give CPUs (cpu capacity enters the division)
 
-  void go(const std::string& name, const std::string& yaml, cfg::json params, size_t nodes, int32_t gpus_per_node) {
+  void run(const Model& m, const std::string& name, const std::string& yaml, cfg::json params) {
     const std::string dir = temp_dir(name);
     std::ofstream(dir + "/queues.yaml") << yaml;
-    cluster = uniform_cluster("n", nodes, gpus_per_node);
-    if (cpus_per_node > 0) cluster.node_cpus.assign(nodes, cpus_per_node);
-    params["type"] = "kai";
+    params["type"] = m.type;
     params["manifests"] = {"queues.yaml"};
-    const cfg::json resolved = cfg::resolve(params, *kai::kai_params_spec(), "/scheduler", "test.json");
+    const cfg::json resolved = cfg::resolve(params, *m.spec(), "/scheduler", "test.json");
     SchedulerContext ctx{w, cluster, dir, "test.json", 1};
-    sched = kai::make_kai(resolved, ctx);
+    sched = m.make(resolved, ctx);
     EngineConfig ec;
     ec.check_invariants = true;
     engine = std::make_unique<Engine>(w, cluster, *sched, ec);
     engine->run();
+  }
+};
+
+struct Run : ModelRun {
+  int32_t cpus_per_node = 0;  // > 0: the nodes give CPUs (cpu capacity enters the division)
+
+  void go(const std::string& name, const std::string& yaml, cfg::json params, size_t nodes, int32_t gpus_per_node) {
+    cluster = uniform_cluster("n", nodes, gpus_per_node);
+    if (cpus_per_node > 0) cluster.node_cpus.assign(nodes, cpus_per_node);
+    run(kKai, name, yaml, std::move(params));
   }
   const JobRun& r(int64_t id) const {
     for (size_t i = 0; i < w.jobs.size(); ++i)
