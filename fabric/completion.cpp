@@ -283,7 +283,11 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
     if (active.empty()) continue;
     const auto& affected = lf.affected(rates);
     const std::span<const uint32_t> solved = incremental ? std::span<const uint32_t>(affected) : active;
-    solver.solve(s, solved, rates, incremental ? std::span<const uint32_t>(lf.fixed()) : std::span<const uint32_t>());
+    // A departure that can change no rate (the departed were the fastest on their links, as
+    // when equal flows finish in rate order) leaves nothing to solve: skip the solver's set-up
+    // (it would still sort the fixed flows). Counted as a solve all the same.
+    if (!solved.empty())
+      solver.solve(s, solved, rates, incremental ? std::span<const uint32_t>(lf.fixed()) : std::span<const uint32_t>());
     ++c.solves;
     c.flows_solved += solved.size();
     // Only flows whose rate changed move their progress and finish time; a flow re-solved to

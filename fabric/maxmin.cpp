@@ -84,7 +84,9 @@ void MaxMinSolver::solve(const FlowSet& s, std::span<const uint32_t> active, std
     key_[k] = share_[k];
     heap_.push_back({share_[k], k});
   }
-  const auto later = std::greater<Entry>();
+  // By share only: entries of equal share are all taken in the same round whatever their order
+  // (and hit_ is sorted by link id), so the link position never needs comparing.
+  const auto later = [](const Entry& a, const Entry& b) { return a.first > b.first; };
   std::make_heap(heap_.begin(), heap_.end(), later);
   auto push = [&](uint32_t k) {
     key_[k] = share_[k];

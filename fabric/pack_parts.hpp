@@ -20,6 +20,10 @@ nlohmann::json result_json(const TrafficResult& r);
 // Sub-flows ideal split would solve for these demands (one per shortest path).
 uint64_t split_subflows(const Topology& t, const std::vector<Demand>& d);
 
+// run_traffic's solve and figures for flows already routed (over failure set f).
+TrafficResult run_routed(const Topology& t, const FailureSet& f, RoutedFlows routed, const std::vector<Demand>& demands,
+                         TrafficDetail* detail, bool path_latency);
+
 // run_traffic, or {"skipped": why} when ideal split would need more than `limit` sub-flows.
 nlohmann::json run_or_skip(const Topology& t, const FailureSet& f, const RoutingOptions& o,
                            const std::vector<Demand>& d, uint64_t limit, bool path_latency);
@@ -31,8 +35,8 @@ struct HealthyTraffic {
   std::vector<std::vector<Demand>> demands;  // per profile
   std::vector<double> slowest_s;             // per profile, under the scenario's routing mode
   uint64_t fan_out = 0;                      // the most hosts any profile spans
-  std::string flows_csv, links_csv;          // rows (no header), scenario routing
-  std::string links_time_csv;                // links_over_time.csv rows (no header)
+  std::string flows_csv, links_csv;          // the tables (header, then rows), scenario routing
+  std::string links_time_csv;                // links_over_time.csv
 };
 
 // Slowest flow against the healthy one: null when any flow is disconnected (it never completes).

@@ -25,8 +25,14 @@ using namespace pack;
 
 TrafficResult run_traffic(const Topology& t, const FailureSet& f, const RoutingOptions& o,
                           const std::vector<Demand>& demands, TrafficDetail* detail, bool path_latency) {
+  return pack::run_routed(t, f, route_all(t, f, o, demands), demands, detail, path_latency);
+}
+
+namespace pack {
+
+TrafficResult run_routed(const Topology& t, const FailureSet& f, RoutedFlows routed, const std::vector<Demand>& demands,
+                         TrafficDetail* detail, bool path_latency) {
   TrafficResult res;
-  auto routed = route_all(t, f, o, demands);
   MaxMinSolver solver;
   Completion c = complete(routed.set, solver, detail ? &detail->trace : nullptr);
   if (path_latency)  // the last byte still crosses every hop: add the path's zero-load latency
@@ -64,8 +70,6 @@ TrafficResult run_traffic(const Topology& t, const FailureSet& f, const RoutingO
   }
   return res;
 }
-
-namespace pack {
 
 json result_json(const TrafficResult& r) {
   const auto finite = io::json_finite;
@@ -229,6 +233,9 @@ HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<Routin
   const Topology& t = s.topology;
   const FailureSet healthy;
   HealthyTraffic h;
+  h.flows_csv = flows_csv_header();
+  h.links_csv = links_csv_header();
+  h.links_time_csv = links_over_time_csv_header();
   for (const auto& nt : s.traffic) {
     h.demands.push_back(profile_demands(t, nt));
     uint64_t hosts = nt.spec.hosts.empty() ? t.hosts() : nt.spec.hosts.size();
@@ -507,9 +514,9 @@ SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command
   pack["traffic"] = h.traffic;
   step("mixes");
   pack["mixes"] = mixes_json(s, h);
-  out.flows_csv = flows_csv_header() + h.flows_csv;
-  out.links_csv = links_csv_header() + h.links_csv;
-  out.links_over_time_csv = links_over_time_csv_header() + h.links_time_csv;
+  out.flows_csv = std::move(h.flows_csv);  // moved, not copied: hundreds of MB at k=64
+  out.links_csv = std::move(h.links_csv);
+  out.links_over_time_csv = std::move(h.links_time_csv);
   pack["routing"] = routing_json(s, modes);
   if (s.compare_routing) {
     step("routing comparison");
