@@ -103,7 +103,7 @@ class KaiScheduler final : public Scheduler {
   placement::NodeAsk node_ask(JobIdx j) const {
     placement::NodeAsk a;
     if (uses_[0]) a.cpu_milli = xreq_[0][j];
-    if (uses_[1]) a.mem_mib = mb_to_mib(xreq_[1][j]);
+    if (uses_[1]) a.mem_mib = mem_mib_[j];
     return a;
   }
   // Applies the last place() of j to `free`/`slot`.
@@ -245,6 +245,7 @@ class KaiScheduler final : public Scheduler {
   bool uses_[2] = {false, false};
   Milli cap_x_[2] = {0, 0};                    // the nodes' total; 0 = not given
   std::vector<Milli> xreq_[2];                 // by JobIdx
+  std::vector<int64_t> mem_mib_;               // by JobIdx: the memory its pods ask of nodes (JobAsk::node_mem_mib)
   std::vector<Milli> xalloc_[2], xnp_alloc_[2], xrequest_[2], xfair_[2];  // by queue
   std::vector<Milli> xremoved_[2];  // by queue: cpu / memory of the victims chosen so far (reclaim)
   bool do_allocate_ = false, do_consolidation_ = false, do_reclaim_ = false, do_preempt_ = false;

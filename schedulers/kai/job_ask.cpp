@@ -19,9 +19,16 @@ Milli JobAsk::request(int r, const JobSpec& js) const {
   return static_cast<Milli>(std::llround((per_job_[r] + per_gpu_[r] * js.gpus) * kScale[r])) + own;
 }
 
+int64_t JobAsk::node_mem_mib(const JobSpec& js) const {
+  // Bytes -> MiB rounded up: an ask of b bytes fits c MiB exactly when ceil(b / 2^20) <= c. Not
+  // through the quota's MB, whose rounding would push a job asking a node's whole memory over it.
+  const double block_bytes = per_job_[1] + per_gpu_[1] * js.gpus;
+  return static_cast<int64_t>(std::ceil(block_bytes / 1048576.0)) + placement::job_mem_mib(js);
+}
+
 placement::NodeAsk JobAsk::node_ask(const JobSpec& js) const {
   if (sharing_ && js.gpu_milli > 0) return {};
-  return placement::NodeAsk{request(0, js), mb_to_mib(request(1, js))};
+  return placement::NodeAsk{request(0, js), node_mem_mib(js)};
 }
 
 }  // namespace floorsim::kai

@@ -18,16 +18,15 @@ class JobAsk {
   Milli request(int r, const JobSpec& js) const;
   // Whether the block asks resource r of every job (per job or per GPU).
   bool block_asks(int r) const { return per_job_[r] != 0 || per_gpu_[r] != 0; }
-  // What the job's pods ask of nodes: its cpu and memory (MB -> MiB, rounded up); nothing for
-  // a fractional job packed onto a shared GPU (gpu_sharing: placed by GPU share only).
+  // The memory the job's pods ask of nodes, in MiB (its bytes rounded up to whole MiB).
+  int64_t node_mem_mib(const JobSpec& js) const;
+  // What the job's pods ask of nodes: its cpu and node_mem_mib; nothing for a fractional job
+  // packed onto a shared GPU (gpu_sharing: placed by GPU share only).
   placement::NodeAsk node_ask(const JobSpec& js) const;
 
  private:
   double per_job_[2] = {0, 0}, per_gpu_[2] = {0, 0};
   bool sharing_ = false;
 };
-
-// MB (KAI's memory unit) -> MiB, rounded up.
-inline int64_t mb_to_mib(Milli mb) { return (mb * 1000000 + 1048575) / 1048576; }
 
 }  // namespace floorsim::kai

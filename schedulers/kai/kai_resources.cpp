@@ -17,6 +17,8 @@ void KaiScheduler::job_cpu_memory(const cfg::json& p, const SchedulerContext& ct
     xreq_[r].assign(queue_.size(), 0);
     for (size_t j = 0; j < queue_.size(); ++j) xreq_[r][j] = ask.request(r, ctx.workload.jobs[j]);
   }
+  if (uses_[1])
+    for (const JobSpec& js : ctx.workload.jobs) mem_mib_.push_back(ask.node_mem_mib(js));
   for (const auto& js : ctx.workload.jobs) any_cpu_only_ = any_cpu_only_ || js.gpus <= 0;
   const bool node_cap[2] = {ctx.cluster.gives_cpus(), ctx.cluster.gives_mem()};
   for (int r = 0; r < 2; ++r) {

@@ -280,6 +280,12 @@ TEST_CASE("load fit check: kueue and kai refuse a job no node could ever hold", 
       {"GPU job over 2 nodes, split by GPUs fits", 16, 2, 0, 0, {{"requests_per_job", {{"cpu", 32}}}}, ""},
       {"GPU job over 2 nodes, per-GPU cpu too much", 16, 2, 0, 0, {{"requests_per_gpu", {{"cpu", 3}}}}, "(24 CPUs and 0 MiB with 8 GPUs on one node)"},
       {"GPU job, memory per node too much", 4, 1, 0, 70000, cfg::json::object(), "the largest node: 8 GPUs, 16 CPUs, 65536 MiB"},
+      // Memory is compared in MiB (bytes rounded up), not through KAI's quota unit (MB), whose
+      // double rounding once made 65536 MiB ask 65537.
+      {"GPU job asking a node's whole memory", 8, 1, 0, 65536, cfg::json::object(), ""},
+      {"GPU job asking one MiB more", 8, 1, 0, 65537, cfg::json::object(), "the largest node: 8 GPUs, 16 CPUs, 65536 MiB"},
+      {"GPU job, per-job memory 64Gi", 8, 1, 0, 0, {{"requests_per_job", {{"memory", "64Gi"}}}}, ""},
+      {"GPU job, per-job memory 65537Mi", 8, 1, 0, 0, {{"requests_per_job", {{"memory", "65537Mi"}}}}, "65537 MiB"},
       {"GPU job of any node count spreads its memory", 16, 0, 0, 0, {{"requests_per_job", {{"memory", "120Gi"}}}}, ""},
   };
   for (const std::string type : {"kueue", "kai"})
