@@ -821,6 +821,10 @@ class SlurmModel final : public Scheduler {
   int group_jump(size_t kstar, SimTime& last_end, size_t& next_k) const;  // backfill_plan.cpp
   std::vector<uint64_t> ew_scratch_;  // fill_levels: one end's nodes
   std::vector<EndWord> end_one_;      // by end: its one word of nodes (w = UINT32_MAX: several words)
+  // By block of kEndBlock ends and word: the OR of their nodes, so that group_jump's scan for
+  // the next end on a mask skips a block whose nodes the mask misses (nw_ ANDs for 64 ends).
+  static constexpr size_t kEndBlock = 64;
+  std::vector<uint64_t> end_blk_;
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree (flat, by association): CSR children (original order) and their order by LF as
   // last sorted, which an insertion sort turns into the new order cheaply.
