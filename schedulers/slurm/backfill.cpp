@@ -246,8 +246,13 @@ inline uint32_t SlurmModel::last_short_slice(uint32_t first, SimTime end_time, i
 // job's GPUs and the plan (scnt_gen_ moves with every plan built).
 inline bool SlurmModel::memo_holds(const JobSpec& js) const {
   const WrfMemo& m = wrf_memo_;
-  return plan_ok_ && planes_ != 0 && m.gen == scnt_gen_ && m.job == cur_bf_job_ && m.gpus == js.gpus &&
-         std::equal(m.mask.begin(), m.mask.end(), mbits_.begin(), mbits_.end());
+  if (!(plan_ok_ && planes_ != 0 && m.gen == scnt_gen_ && m.job == cur_bf_job_ && m.gpus == js.gpus && m.mask.size() == nw_)) return false;
+  // A few words, compared inline (std::equal becomes a memcmp call, costly at 2 words).
+  const uint64_t* __restrict a = m.mask.data();
+  const uint64_t* __restrict b = mbits_.data();
+  uint64_t d = 0;
+  for (size_t w = 0; w < nw_; ++w) d |= a[w] ^ b[w];
+  return d == 0;
 }
 
 bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
@@ -577,6 +582,34 @@ void SlurmModel::backfill_pass(const Snapshot& v, Decisions& out) {
   }
 }
 
+// and_slices (accw_) for the windows of one backfill_job test, by a sliding window: its
+// windows' first slices and ends only move forward and the map does not change until the test
+// reserves or starts (the end of it), so each slice enters and leaves slide_ once instead of
+// being ANDed again at every retry. Anything else starts the window over.
+// Up to 128 nodes the plain AND in registers costs less than keeping the window.
+inline void SlurmModel::slide_slices(uint32_t first, SimTime end_time) {
+  if (nw_ <= 2 || first == kNoIdx || slices_[first].begin > end_time) {
+    and_slices(first, end_time);
+    return;
+  }
+  if (end_time < slide_end_) {  // the window's tail may hold slices past end_time
+    slide_.clear(nw_);
+    slide_ids_.clear();
+    slide_head_ = 0;
+  }
+  while (slide_head_ < slide_ids_.size() && slide_ids_[slide_head_] != first) {
+    slide_.pop();
+    ++slide_head_;
+  }
+  if (slide_head_ == slide_ids_.size()) slide_next_ = first;  // empty: first is not in it
+  for (; slide_next_ != kNoIdx && slices_[slide_next_].begin <= end_time; slide_next_ = slices_[slide_next_].next) {
+    slide_.push(slice_mask_.data() + static_cast<size_t>(slide_next_) * nw_);
+    slide_ids_.push_back(slide_next_);
+  }
+  slide_end_ = end_time;
+  slide_.and_into(accw_.data());
+}
+
 // A job that fits now starts; a preemptor that fits only by preempting preempts as the main
 // loop does, or does not start. False: it does not start.
 bool SlurmModel::backfill_start(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime limit, bool fast, Decisions& out) {
@@ -646,6 +679,13 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
   size_t kx = 0;       // retry_by_sums' level for the last later_start
   uint32_t ok_slice = kNoIdx;  // last_short_slice's slices known to hold the job
   uint64_t ok_gen = 0;         // ... for the counts of this scnt_gen_
+  if (nw_ > 2) {  // slide_slices' window: new for each test (the map may have changed)
+    slide_.clear(nw_);
+    slide_ids_.clear();
+    slide_head_ = 0;
+    slide_next_ = kNoIdx;
+    slide_end_ = -kNever;
+  }
   for (int guard = 0; guard < 10000; ++guard) {
     const SimTime end_time = start_res + test_limit;
     // Slices are contiguous and start_res only grows while one job is tested, so the walk
@@ -675,7 +715,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       start_res = later_start;
       continue;
     }
-    and_slices(first, end_time);
+    slide_slices(first, end_time);
     if (fast) {
       set_mbits(accw_.data(), pbits);
     } else {

@@ -79,6 +79,10 @@ inline bool SlurmModel::fill_levels(const Snapshot& v, size_t per, Add&& add) {
   end_one_.resize(ne);
   for (size_t k = 0; k < ne; ++k)
     end_one_[k] = end_woff_[k + 1] == end_woff_[k] + 1 ? end_words_[end_woff_[k]] : EndWord{UINT32_MAX, 0};
+  // Up to 128 nodes the scan's own word tests cost about what the blocks would save: none kept.
+  end_blk_.assign(nw_ > 2 ? (ne + kEndBlock - 1) / kEndBlock * nw_ : 0, 0);
+  for (size_t k = 0; k < ne && nw_ > 2; ++k)
+    for (uint32_t i = end_woff_[k]; i < end_woff_[k + 1]; ++i) end_blk_[k / kEndBlock * nw_ + end_words_[i].w] |= end_words_[i].bits;
   return true;
 }
 
@@ -236,17 +240,31 @@ int SlurmModel::group_jump(size_t kstar, SimTime& last_end, size_t& next_k) cons
     for (uint32_t i = off[k], e = off[k + 1]; i < e; ++i) any |= ew[i].bits & mb[ew[i].w];
     return any != 0;
   };
+  // No end of block b (kEndBlock ends) is on the mask (end_blk_ is kept over 128 nodes).
+  const size_t nw = nw_;
+  auto block_off = [&](size_t b) {
+    const uint64_t* __restrict bo = end_blk_.data() + b * nw;
+    uint64_t any = 0;
+    for (size_t w = 0; w < nw; ++w) any |= bo[w] & mb[w];
+    return any == 0;
+  };
   // The first end on the mask at or after i (ne: none).
   auto next_on = [&](size_t i) {
     const EndWord* __restrict one = end_one_.data();
-    for (; i < ne; ++i) {
-      if (one[i].w != UINT32_MAX) {
-        if ((one[i].bits & mb[one[i].w]) != 0) break;
-      } else if (usable(i)) {
-        break;
+    while (i < ne) {
+      if (nw > 2 && i % kEndBlock == 0 && block_off(i / kEndBlock)) {
+        i += kEndBlock;
+        continue;
+      }
+      for (const size_t e = std::min(ne, (i / kEndBlock + 1) * kEndBlock); i < e; ++i) {
+        if (one[i].w != UINT32_MAX) {
+          if ((one[i].bits & mb[one[i].w]) != 0) return i;
+        } else if (usable(i)) {
+          return i;
+        }
       }
     }
-    return i;
+    return ne;
   };
   size_t k = next_on(0);  // the next end released (on the mask)
   if (k == ne) return 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <algorithm>
+#include <vector>
 
 namespace floorsim::slurm {
 
@@ -63,5 +64,53 @@ inline constexpr auto kSpread = [] {
       if ((b >> i) & 1) t[b] |= uint64_t{1} << (8 * i);
   return t;
 }();
+
+// The AND of a window of node bitsets (nw words each) whose ends only move forward: a queue
+// with push at the tail and pop at the head (two stacks). The head part keeps suffix ANDs,
+// rebuilt from the items when the head passes it; the tail part keeps one running AND. Each
+// item is ANDed about twice in all, so a window of W items costs O(nw) a query instead of
+// O(W nw) (backfill_job's retries AND the slices of a window that slides along the map).
+class SlideAnd {
+ public:
+  void clear(size_t nw) {
+    nw_ = nw;
+    items_.clear();
+    head_ = mid_ = tail_ = 0;
+    back_.assign(nw, ~uint64_t{0});
+  }
+  size_t size() const { return tail_ - head_; }
+  void push(const uint64_t* bits) {
+    items_.insert(items_.end(), bits, bits + nw_);
+    for (size_t w = 0; w < nw_; ++w) back_[w] &= bits[w];
+    ++tail_;
+  }
+  void pop() {
+    if (head_ < tail_) ++head_;
+  }
+  // out (nw words) = the AND of the items in the window; all ones when it is empty.
+  void and_into(uint64_t* out) {
+    if (head_ >= mid_) rebuild();
+    const uint64_t* f = head_ < mid_ ? suf_.data() + head_ * nw_ : nullptr;
+    for (size_t w = 0; w < nw_; ++w) out[w] = (f != nullptr ? f[w] : ~uint64_t{0}) & back_[w];
+  }
+
+ private:
+  // The whole window becomes the head part: suffix ANDs from the tail back.
+  void rebuild() {
+    suf_.resize(items_.size());
+    for (size_t p = tail_; p-- > head_;) {
+      const uint64_t* it = items_.data() + p * nw_;
+      uint64_t* d = suf_.data() + p * nw_;
+      if (p + 1 == tail_) std::copy_n(it, nw_, d);
+      else
+        for (size_t w = 0; w < nw_; ++w) d[w] = it[w] & d[nw_ + w];
+    }
+    mid_ = tail_;
+    std::fill(back_.begin(), back_.end(), ~uint64_t{0});
+  }
+  size_t nw_ = 0;
+  std::vector<uint64_t> items_, suf_, back_;  // items and suffix ANDs by position, nw words each
+  size_t head_ = 0, mid_ = 0, tail_ = 0;      // window [head, tail); suffix ANDs over [head, mid)
+};
 
 }  // namespace floorsim::slurm

@@ -432,6 +432,7 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
   void backfill_begin(const Snapshot& v);
   void backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisions& out);
   [[gnu::always_inline]] inline void and_slices(uint32_t first, SimTime end_time);
+  [[gnu::always_inline]] inline void slide_slices(uint32_t first, SimTime end_time);
   bool backfill_start(const Snapshot& v, JobIdx j, const JobSpec& js, SimTime limit, bool fast, Decisions& out);
   [[gnu::always_inline]] inline bool backfill_reserve(const Snapshot& v, const JobSpec& js, SimTime t, SimTime comp_limit,
                                                       uint32_t first, bool fast, bool retry_ok);
@@ -739,6 +740,14 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
   [[gnu::always_inline]] inline int64_t slice_gpus(uint32_t i, uint32_t p);
   [[gnu::always_inline]] inline uint32_t last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p, uint32_t& ok);
   std::vector<uint64_t> accw_;        // AND of the slices a test spans
+  // and_slices over one backfill_job's windows (both ends only move forward; the map does not
+  // change meanwhile): slide_ holds slices slide_ids_[slide_head_..], slide_next_ is the next
+  // one to enter, slide_end_ the last window's end.
+  SlideAnd slide_;
+  std::vector<uint32_t> slide_ids_;
+  size_t slide_head_ = 0;
+  uint32_t slide_next_ = 0;
+  SimTime slide_end_ = 0;
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;
   // The release plan of a backfill pass (build_plan): the release groups of will_run are the
@@ -788,6 +797,10 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
   int group_jump(size_t kstar, SimTime& last_end, size_t& next_k) const;  // backfill_plan.cpp
   std::vector<uint64_t> ew_scratch_;  // fill_levels: one end's nodes
   std::vector<EndWord> end_one_;      // by end: its one word of nodes (w = UINT32_MAX: several words)
+  // By block of kEndBlock ends and word: the OR of their nodes, so that group_jump's scan for
+  // the next end on a mask skips a block whose nodes the mask misses (nw_ ANDs for 64 ends).
+  static constexpr size_t kEndBlock = 64;
+  std::vector<uint64_t> end_blk_;
   mutable std::vector<uint32_t> tree_buf_;
   // Fair Tree's wide levels (fairshare_state.hpp, fairshare.cpp).
   [[gnu::always_inline]] inline void wide_moved(uint32_t x);
