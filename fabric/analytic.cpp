@@ -54,7 +54,14 @@ uint64_t pod_of(const Topology& t, uint64_t node) {
 double one_direction(const Topology& t, const FailureSet& f, bool a_to_b, double scale) {
   const uint64_t half = t.x.m[t.h() - 1] / 2;
   auto in_src = [&](uint64_t pod) { return a_to_b ? pod < half : pod >= half; };
-  const uint64_t nn = t.nodes();
+  auto cap_of = [&](uint64_t id) { return static_cast<int64_t>(std::llround(t.link_capacity_bytes_per_s[id] * scale)); };
+  // A host with one cable is two edges in series (source -> host -> its switch, or switch ->
+  // host -> sink): folded into one edge of the smaller capacity, summed per switch (parallel
+  // edges add), so the graph holds the switches only (65,536 host vertices fewer at k=64).
+  // The same network as far as any flow can tell, and a max flow's value is unique.
+  const bool fold = t.ports_up(0) == 1;
+  const uint64_t first = fold ? t.hosts() : 0;  // node ids below `first` are not vertices
+  const uint64_t nn = t.nodes() - first;
   FlowGraph g(nn + 2);
   const auto src = nn, sink = nn + 1;
   auto cap = boost::get(boost::edge_capacity, g);
@@ -69,20 +76,36 @@ double one_direction(const Topology& t, const FailureSet& f, bool a_to_b, double
   };
   // Source and sink edges carry what a host's links can: bounded, so the solver's sums of
   // excess cannot overflow (an "infinite" capacity per host would).
-  for (uint64_t hst = 0; hst < t.hosts(); ++hst) {
-    int64_t host_cap = 0;
-    for (uint32_t port = 0; port < t.ports_up(0); ++port)
-      host_cap += static_cast<int64_t>(std::llround(t.link_capacity_bytes_per_s[t.link_id(0, hst, port, 0)] * scale));
-    if (in_src(pod_of(t, hst))) add(src, hst, host_cap);
-    else add(hst, sink, host_cap);
+  if (fold) {
+    std::vector<int64_t> from_src(nn, 0), to_sink(nn, 0);
+    for (uint64_t hst = 0; hst < t.hosts(); ++hst) {
+      const uint64_t up = t.link_id(0, hst, 0, 0), down = t.link_id(0, hst, 0, 1);
+      const int64_t host_cap = cap_of(up);
+      if (in_src(pod_of(t, hst))) {
+        if (!f.dead(up)) from_src[t.link_to[up] - first] += host_cap;
+      } else if (!f.dead(down)) {
+        to_sink[t.link_from[down] - first] += std::min(cap_of(down), host_cap);
+      }
+    }
+    for (uint64_t v = 0; v < nn; ++v) {
+      if (from_src[v] > 0) add(src, v, from_src[v]);
+      if (to_sink[v] > 0) add(v, sink, to_sink[v]);
+    }
+  } else {
+    for (uint64_t hst = 0; hst < t.hosts(); ++hst) {
+      int64_t host_cap = 0;
+      for (uint32_t port = 0; port < t.ports_up(0); ++port) host_cap += cap_of(t.link_id(0, hst, port, 0));
+      if (in_src(pod_of(t, hst))) add(src, hst, host_cap);
+      else add(hst, sink, host_cap);
+    }
   }
   for (uint64_t id = 0; id < t.links(); ++id) {
-    if (f.dead(id)) continue;
+    if (f.dead(id) || (fold && t.link_tier[id] == 0)) continue;
     const bool up = (id % 2) == 0;
     const uint64_t lower = up ? t.link_from[id] : t.link_to[id];
     const bool src_side = in_src(pod_of(t, lower));
     if (up != src_side) continue;  // valley-free: up in the source half, down in the other
-    add(t.link_from[id], t.link_to[id], static_cast<int64_t>(std::llround(t.link_capacity_bytes_per_s[id] * scale)));
+    add(t.link_from[id] - first, t.link_to[id] - first, cap_of(id));
   }
   const int64_t flow = boost::push_relabel_max_flow(g, src, sink);
   return static_cast<double>(flow) / scale;

@@ -41,10 +41,20 @@ namespace {
 class LinkFlows {
  public:
   // One flat array of slots, each link's as many as flows cross it in the whole set (no
-  // vector per link: a k=64 fabric has 786,432 links, allocated and freed at every run).
-  explicit LinkFlows(const FlowSet& s)
-      : s_(s), first_(s.links() + 1, 0), size_(s.links(), 0), slots_(s.flow_links.size()), pos_(s.flow_links.size()),
-        owner_(s.flow_links.size()), link_seen_(s.links(), 0), flow_seen_(s.flows(), 0) {
+  // vector per link: a k=64 fabric has 786,432 links). The arrays are the caller's (`b`), kept
+  // between runs so that a run writes into memory already mapped.
+  LinkFlows(const FlowSet& s, LinkFlowBuffers& b)
+      : s_(s), first_(b.first), size_(b.size), slots_(b.slots), pos_(b.pos), owner_(b.owner), link_seen_(b.link_seen),
+        flow_seen_(b.flow_seen), seed_flows_(b.seed_flows), seed_links_(b.seed_links), out_(b.out), fixed_(b.fixed),
+        stack_(b.stack) {
+    first_.assign(s.links() + 1, 0);
+    size_.assign(s.links(), 0);
+    slots_.resize(s.flow_links.size());
+    pos_.resize(s.flow_links.size());
+    owner_.resize(s.flow_links.size());
+    link_seen_.assign(s.links(), 0);
+    flow_seen_.assign(s.flows(), 0);
+    for (auto* v : {&seed_flows_, &seed_links_, &out_, &fixed_, &stack_}) v->clear();
     for (uint32_t l : s.flow_links) ++first_[l + 1];
     for (size_t l = 0; l < s.links(); ++l) first_[l + 1] += first_[l];
     for (uint32_t f = 0; f < s.flows(); ++f)
@@ -115,13 +125,13 @@ class LinkFlows {
     for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) visit_link(s_.flow_links[i]);
   }
   const FlowSet& s_;
-  std::vector<uint32_t> first_, size_;  // by link: its first slot, how many are in use
-  std::vector<uint32_t> slots_;         // occurrence indices into flow_links, by link
-  std::vector<uint32_t> pos_, owner_;   // by occurrence: slot within its link's, flow
-  std::vector<uint32_t> link_seen_, flow_seen_;
+  std::vector<uint32_t>&first_, &size_;  // by link: its first slot, how many are in use
+  std::vector<uint32_t>& slots_;         // occurrence indices into flow_links, by link
+  std::vector<uint32_t>&pos_, &owner_;   // by occurrence: slot within its link's, flow
+  std::vector<uint32_t>&link_seen_, &flow_seen_;
+  std::vector<uint32_t>&seed_flows_, &seed_links_, &out_, &fixed_, &stack_;
   uint32_t epoch_ = 0;
   double departed_rate_ = std::numeric_limits<double>::infinity();
-  std::vector<uint32_t> seed_flows_, seed_links_, out_, fixed_, stack_;
 };
 
 // A CompletionTrace kept up to date event by event, touching only the links whose flows
@@ -241,6 +251,16 @@ struct Progress {
 }  // namespace
 
 Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* trace, bool incremental) {
+  LinkFlowBuffers links;
+  return complete(s, solver, links, trace, incremental);
+}
+
+Completion complete(const FlowSet& s, CompletionScratch& scratch, CompletionTrace* trace, bool incremental) {
+  return complete(s, scratch.solver, scratch.links, trace, incremental);
+}
+
+Completion complete(const FlowSet& s, MaxMinSolver& solver, LinkFlowBuffers& links, CompletionTrace* trace,
+                    bool incremental) {
   const size_t n = s.flows();
   Completion c;
   c.finish_s.assign(n, 0);
@@ -259,7 +279,7 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
   std::vector<Entry> heap;
   const auto later = std::greater<Entry>();
   size_t next = 0;
-  LinkFlows lf(s);
+  LinkFlows lf(s, links);
   double t = start(order[0]);
   c.first_s = t;
   while (next < n || !active.empty()) {

@@ -32,7 +32,7 @@ bool same_routes(const RoutedFlows& a, const RoutedFlows& b) {
 
 // One profile over one failure set: rerouted and static, each against the healthy slowest flow.
 json profile_both_ways(const FabricScenario& s, const FailureSet& f, const std::vector<Demand>& d, double healthy_s,
-                       const std::string& name) {
+                       const std::string& name, CompletionScratch& scratch) {
   json x = {{"name", name}};
   if (s.routing.mode != RoutingMode::Split) {
     // Often both ways route alike (a lost pod: no other pod's flow crosses it, and its own are
@@ -41,11 +41,11 @@ json profile_both_ways(const FabricScenario& s, const FailureSet& f, const std::
     RoutedFlows rerouted = route_all(s.topology, f, with_adapt(s.routing, true), d);
     RoutedFlows fixed = route_all(s.topology, f, with_adapt(s.routing, false), d);
     const bool same = same_routes(rerouted, fixed);
-    json r = result_json(run_routed(s.topology, f, std::move(rerouted), d, nullptr, s.path_latency));
+    json r = result_json(run_routed(s.topology, f, std::move(rerouted), d, nullptr, s.path_latency, scratch));
     r["slowest_vs_healthy"] = vs_healthy(r, healthy_s);
     x["rerouted"] = r;
     if (!same) {
-      r = result_json(run_routed(s.topology, f, std::move(fixed), d, nullptr, s.path_latency));
+      r = result_json(run_routed(s.topology, f, std::move(fixed), d, nullptr, s.path_latency, scratch));
       r["slowest_vs_healthy"] = vs_healthy(r, healthy_s);
     }
     x["static"] = std::move(r);
@@ -57,7 +57,7 @@ json profile_both_ways(const FabricScenario& s, const FailureSet& f, const std::
       x[key] = {{"skipped", "ideal split spreads over live paths only; it has no static routes"}};
       continue;
     }
-    json r = run_or_skip(s.topology, f, with_adapt(s.routing, adapt), d, s.max_split_subflows, s.path_latency);
+    json r = run_or_skip(s.topology, f, with_adapt(s.routing, adapt), d, s.max_split_subflows, s.path_latency, scratch);
     if (!r.contains("skipped")) r["slowest_vs_healthy"] = vs_healthy(r, healthy_s);
     x[key] = std::move(r);
   }
@@ -127,14 +127,14 @@ bool touches(const FailureSet& f, const std::vector<uint8_t>& used) {
 }
 
 Score score_of(const FabricScenario& s, const HealthyTraffic& h, const std::vector<std::vector<uint8_t>>& used,
-               const FailureSet& f, size_t index) {
+               const FailureSet& f, size_t index, CompletionScratch& scratch) {
   Score sc;
   sc.index = index;
   for (size_t i = 0; i < h.demands.size(); ++i) {
     if (s.routing.mode == RoutingMode::Split && split_subflows(s.topology, h.demands[i]) > s.max_split_subflows)
       continue;  // the healthy run says it was skipped
     if (!touches(f, used[i])) continue;  // routed and solved as healthy: nothing cut off, slowdown 1
-    const TrafficResult r = run_traffic(s.topology, f, s.routing, h.demands[i], nullptr, s.path_latency);
+    const TrafficResult r = run_traffic(s.topology, f, s.routing, h.demands[i], nullptr, s.path_latency, &scratch);
     sc.disconnected += r.disconnected;
     if (h.slowest_s[i] > 0 && r.completion.count > 0)
       sc.worst_slowdown = std::max(sc.worst_slowdown, r.completion.slowest_s / h.slowest_s[i]);
@@ -143,14 +143,14 @@ Score score_of(const FabricScenario& s, const HealthyTraffic& h, const std::vect
 }
 
 json ranked_json(const FabricScenario& s, const HealthyTraffic& h, const std::vector<Candidate>& cands,
-                 const std::vector<Score>& order) {
+                 const std::vector<Score>& order, CompletionScratch& scratch) {
   json out = json::array();
   for (size_t k = 0; k < order.size() && k < s.worst_failure.top; ++k) {
     const Score& sc = order[k];
     const FailureSet f = failure_of(s.topology, cands[sc.index].entry);
     json profiles = json::array();
     for (size_t i = 0; i < h.demands.size(); ++i)
-      profiles.push_back(profile_both_ways(s, f, h.demands[i], h.slowest_s[i], s.traffic[i].name));
+      profiles.push_back(profile_both_ways(s, f, h.demands[i], h.slowest_s[i], s.traffic[i].name, scratch));
     out.push_back({{"rank", k + 1},
                    {"failed", f.what.front()},
                    {"fail", cands[sc.index].entry},
@@ -163,7 +163,7 @@ json ranked_json(const FabricScenario& s, const HealthyTraffic& h, const std::ve
 
 }  // namespace
 
-json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double b_flow) {
+json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double b_flow, CompletionScratch& scratch) {
   const Topology& t = s.topology;
   json degraded = json::array();
   for (const auto& d : s.degraded) {
@@ -177,14 +177,15 @@ json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double b_fl
               {"hosts_unreachable", sc.hosts_unreachable}};
     json tr = json::array();
     for (size_t i = 0; i < s.traffic.size(); ++i)
-      tr.push_back(profile_both_ways(s, d.failures, h.demands[i], h.slowest_s[i], s.traffic[i].name));
+      tr.push_back(profile_both_ways(s, d.failures, h.demands[i], h.slowest_s[i], s.traffic[i].name, scratch));
     e["traffic"] = tr;
     degraded.push_back(e);
   }
   return degraded;
 }
 
-json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h, const PackProgress& progress) {
+json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h, const PackProgress& progress,
+                        CompletionScratch& scratch) {
   const Topology& t = s.topology;
   const auto& w = s.worst_failure;
   uint64_t count = 0;
@@ -203,7 +204,7 @@ json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h, const 
   const auto used = links_used(s, h);
   for (size_t i = 0; i < cands.size(); ++i) {
     if (progress) progress("worst failure", i, cands.size());
-    scores.push_back(score_of(s, h, used, failure_of(t, cands[i].entry), i));
+    scores.push_back(score_of(s, h, used, failure_of(t, cands[i].entry), i, scratch));
   }
   std::vector<Score> all = scores;
   std::stable_sort(all.begin(), all.end(), [](const Score& a, const Score& b) {
@@ -214,8 +215,8 @@ json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h, const 
   for (const auto& sc : all)
     if (sc.disconnected == 0) connected.push_back(sc);
   out["cutting_off_flows"] = all.size() - connected.size();
-  out["ranked"] = ranked_json(s, h, cands, all);
-  out["ranked_without_cut_off"] = ranked_json(s, h, cands, connected);
+  out["ranked"] = ranked_json(s, h, cands, all, scratch);
+  out["ranked_without_cut_off"] = ranked_json(s, h, cands, connected, scratch);
   return out;
 }
 

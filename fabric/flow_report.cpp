@@ -83,6 +83,21 @@ void put_num(std::string& out, double v) {
   out.append(buf, r.ptr);
 }
 
+// Room for `bytes` more, growing at least twofold: the tables run to hundreds of MB, and
+// doubling from a small string moves each one a dozen times, every move into fresh pages the
+// kernel must fault in first. `bytes` is an upper bound of what is appended next; reserved
+// pages never written cost nothing.
+void reserve_more(std::string& out, size_t bytes) {
+  const size_t need = out.size() + bytes;
+  if (need > out.capacity()) out.reserve(std::max(need, 2 * out.capacity()));
+}
+
+// Upper bounds of a row's bytes besides the profile name: a node name is at most 43 bytes
+// ("L" + level + ":" + index), a number 24 (shortest round trip) or 16 ("%.9g").
+constexpr size_t kLinkColumnsBytes = 3 + 20 + 2 * 43 + 20 + 8;
+constexpr size_t kNumBytes = 25;
+constexpr size_t kNodeBytes = 44;
+
 }  // namespace
 
 const char* flows_csv_header() {
@@ -101,6 +116,7 @@ const char* links_over_time_csv_header() {
 void append_links_over_time_csv(std::string& out, const Topology& t, const std::string& profile,
                                 const TrafficDetail& det) {
   const std::string p = io::csv_field(profile);
+  reserve_more(out, det.trace.link_segments.size() * (p.size() + kLinkColumnsBytes + 5 * kNumBytes));
   // Times and loads in full (shortest round-trip form): the segments must add up to links.csv's bytes.
   for (const auto& g : det.trace.link_segments) {
     const uint32_t l = g.link;
@@ -117,6 +133,7 @@ void append_flows_csv(std::string& out, const Topology& t, const std::string& pr
                       const TrafficDetail& det) {
   const auto& s = det.routed.set;
   const std::string p = io::csv_field(profile);
+  reserve_more(out, s.flows() * (p.size() + 12 * kNumBytes + 2 * kNodeBytes) + s.flow_links.size() * kNodeBytes);
   for (uint32_t f = 0; f < s.flows(); ++f) {
     const uint32_t di = det.routed.flow_demand[f];
     const double start = d[di].start_s, end = det.completion.finish_s[f], dur = end - start;
@@ -162,6 +179,9 @@ void append_links_csv(std::string& out, const Topology& t, const std::string& pr
   const double window = c.makespan_s - c.first_s;
   const auto limited = flows_limited(det, t.links());
   const std::string p = io::csv_field(profile);
+  size_t rows = 0;
+  for (uint32_t l = 0; l < t.links(); ++l) rows += c.link_bytes[l] > 0;
+  reserve_more(out, rows * (p.size() + kLinkColumnsBytes + 8 * kNumBytes));
   for (uint32_t l = 0; l < t.links(); ++l) {
     if (c.link_bytes[l] <= 0) continue;
     const double cap = t.link_capacity_bytes_per_s[l];

@@ -107,6 +107,25 @@ struct CompletionTrace {
 // steps every flow at every event instead: the same figures to rounding (1e-9 relative).
 Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* trace = nullptr, bool incremental = true);
 
+// complete()'s index of the active flows on each link (LinkFlows in completion.cpp), by link
+// and by link occurrence: its contents do not outlive a run, its memory may.
+struct LinkFlowBuffers {
+  std::vector<uint32_t> first, size, link_seen;  // by link
+  std::vector<uint32_t> slots, pos, owner;       // by occurrence in flow_links
+  std::vector<uint32_t> flow_seen, seed_flows, seed_links, out, fixed, stack;
+};
+// The buffers of many runs over one fabric (a sign-off pack runs about 45 over 786,432 links at
+// k=64): each run writes into memory already mapped, where fresh arrays cost a page fault per
+// 4 KiB at every run. The same results as complete(s, solver, ...), bit for bit.
+struct CompletionScratch {
+  MaxMinSolver solver;
+  LinkFlowBuffers links;
+};
+Completion complete(const FlowSet& s, CompletionScratch& scratch, CompletionTrace* trace = nullptr,
+                    bool incremental = true);
+Completion complete(const FlowSet& s, MaxMinSolver& solver, LinkFlowBuffers& links, CompletionTrace* trace,
+                    bool incremental);
+
 // Summary of completion durations (finish - start): p99 is nearest-rank.
 struct DurationStats {
   double slowest_s = 0, mean_s = 0, p99_s = 0;

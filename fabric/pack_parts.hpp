@@ -21,12 +21,14 @@ nlohmann::json result_json(const TrafficResult& r);
 uint64_t split_subflows(const Topology& t, const std::vector<Demand>& d);
 
 // run_traffic's solve and figures for flows already routed (over failure set f).
+// `scratch`: the pack's buffers, kept between its runs.
 TrafficResult run_routed(const Topology& t, const FailureSet& f, RoutedFlows routed, const std::vector<Demand>& demands,
-                         TrafficDetail* detail, bool path_latency);
+                         TrafficDetail* detail, bool path_latency, CompletionScratch& scratch);
 
 // run_traffic, or {"skipped": why} when ideal split would need more than `limit` sub-flows.
 nlohmann::json run_or_skip(const Topology& t, const FailureSet& f, const RoutingOptions& o,
-                           const std::vector<Demand>& d, uint64_t limit, bool path_latency);
+                           const std::vector<Demand>& d, uint64_t limit, bool path_latency,
+                           CompletionScratch& scratch);
 
 // The profiles' demands on the healthy fabric, and their slowest flow under the scenario's
 // routing (what degraded cases compare against).
@@ -43,8 +45,10 @@ struct HealthyTraffic {
 nlohmann::json vs_healthy(const nlohmann::json& result, double healthy_slowest_s);
 
 // Degraded cases, rerouted (the failure policy) and static (healthy routes kept).
-nlohmann::json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double healthy_bisection);
+nlohmann::json degraded_json(const FabricScenario& s, const HealthyTraffic& h, double healthy_bisection,
+                             CompletionScratch& scratch);
 // Every single switch and cable failure, ranked.
-nlohmann::json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h, const PackProgress& progress);
+nlohmann::json worst_failure_json(const FabricScenario& s, const HealthyTraffic& h, const PackProgress& progress,
+                                  CompletionScratch& scratch);
 
 }  // namespace floorsim::fabric::pack

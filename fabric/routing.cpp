@@ -40,7 +40,7 @@ inline uint64_t next_b(const Topology& t, uint32_t lb, uint64_t b, uint32_t port
 
 // D-mod-K with next-live-port failover and backtracking (routing.hpp failure policy).
 bool dmodk_search(const Topology& t, const FailureSet& f, uint64_t src, uint64_t dst, uint32_t level, uint32_t L,
-                  uint64_t b, std::array<uint32_t, kMaxLevels>& ports, const std::vector<uint32_t>& pref) {
+                  uint64_t b, std::array<uint32_t, kMaxLevels>& ports, std::span<const uint32_t> pref) {
   if (level > L) return true;
   const uint32_t lb = level - 1, W = t.ports_up(lb);
   for (uint32_t r = 0; r < W; ++r) {
@@ -92,8 +92,8 @@ uint32_t lca_level(const Topology& t, uint64_t src, uint64_t dst) {
   return L;
 }
 
-std::vector<uint32_t> dmodk_ports(const Topology& t, const RoutingOptions& o, uint64_t dst, uint32_t L) {
-  std::vector<uint32_t> ports(L);
+// dmodk_ports into `ports` (size >= L): route_one's, without an allocation per flow.
+static void dmodk_ports_into(const Topology& t, const RoutingOptions& o, uint64_t dst, uint32_t L, std::span<uint32_t> ports) {
   const uint64_t d = o.lid_rank.empty() ? dst : o.lid_rank[dst];
   uint64_t div = 1;  // prod_{i<level} w_i p_i
   for (uint32_t lb = 0; lb < L; ++lb) {
@@ -102,6 +102,11 @@ std::vector<uint32_t> dmodk_ports(const Topology& t, const RoutingOptions& o, ui
     ports[lb] = o.cables == CableOrder::ParentsFirst ? (r % w) * p + r / w : r;
     div *= W;
   }
+}
+
+std::vector<uint32_t> dmodk_ports(const Topology& t, const RoutingOptions& o, uint64_t dst, uint32_t L) {
+  std::vector<uint32_t> ports(L);
+  dmodk_ports_into(t, o, dst, L, ports);
   return ports;
 }
 
@@ -132,7 +137,10 @@ bool route_one(const Topology& t, const FailureSet& f, const RoutingOptions& o, 
   if (L == 0) return true;
   std::array<uint32_t, kMaxLevels> ports{};
   if (o.mode == RoutingMode::DModK) {
-    const auto pref = dmodk_ports(t, o, dst, L);
+    if (L > kMaxLevels) throw std::invalid_argument("too many levels");
+    std::array<uint32_t, kMaxLevels> pref_ports{};
+    dmodk_ports_into(t, o, dst, L, pref_ports);
+    const std::span<const uint32_t> pref(pref_ports.data(), L);
     if (!o.adapt) {  // static: the healthy route or nothing
       const size_t first = out.size();
       path_links(t, src, dst, pref, out);

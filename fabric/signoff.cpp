@@ -24,17 +24,19 @@ using json = nlohmann::json;
 using namespace pack;
 
 TrafficResult run_traffic(const Topology& t, const FailureSet& f, const RoutingOptions& o,
-                          const std::vector<Demand>& demands, TrafficDetail* detail, bool path_latency) {
-  return pack::run_routed(t, f, route_all(t, f, o, demands), demands, detail, path_latency);
+                          const std::vector<Demand>& demands, TrafficDetail* detail, bool path_latency,
+                          CompletionScratch* scratch) {
+  if (scratch) return pack::run_routed(t, f, route_all(t, f, o, demands), demands, detail, path_latency, *scratch);
+  CompletionScratch own;
+  return pack::run_routed(t, f, route_all(t, f, o, demands), demands, detail, path_latency, own);
 }
 
 namespace pack {
 
 TrafficResult run_routed(const Topology& t, const FailureSet& f, RoutedFlows routed, const std::vector<Demand>& demands,
-                         TrafficDetail* detail, bool path_latency) {
+                         TrafficDetail* detail, bool path_latency, CompletionScratch& scratch) {
   TrafficResult res;
-  MaxMinSolver solver;
-  Completion c = complete(routed.set, solver, detail ? &detail->trace : nullptr);
+  Completion c = complete(routed.set, scratch, detail ? &detail->trace : nullptr);
   if (path_latency)  // the last byte still crosses every hop: add the path's zero-load latency
     for (size_t fl = 0; fl < routed.set.flows(); ++fl)
       for (uint32_t i = routed.set.flow_offsets[fl]; i < routed.set.flow_offsets[fl + 1]; ++i)
@@ -103,13 +105,13 @@ uint64_t split_subflows(const Topology& t, const std::vector<Demand>& d) {
 }
 
 json run_or_skip(const Topology& t, const FailureSet& f, const RoutingOptions& o, const std::vector<Demand>& d,
-                 uint64_t limit, bool path_latency) {
+                 uint64_t limit, bool path_latency, CompletionScratch& scratch) {
   if (o.mode == RoutingMode::Split) {
     const uint64_t n = split_subflows(t, d);
     if (n > limit)
       return json{{"skipped", fmt::format("ideal split needs {} sub-flows, above routing.max_split_subflows = {}", n, limit)}};
   }
-  return result_json(run_traffic(t, f, o, d, nullptr, path_latency));
+  return result_json(run_traffic(t, f, o, d, nullptr, path_latency, &scratch));
 }
 
 }  // namespace pack
@@ -229,7 +231,7 @@ json run_jobs_json(const RunJobsTraffic& r, const TrafficDetail& det, size_t top
           {"slowest_jobs", slowest}};
 }
 
-HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<RoutingMode>& modes) {
+HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<RoutingMode>& modes, CompletionScratch& scratch) {
   const Topology& t = s.topology;
   const FailureSet healthy;
   HealthyTraffic h;
@@ -261,14 +263,14 @@ HealthyTraffic healthy_traffic(const FabricScenario& s, const std::vector<Routin
       if (m == s.routing.mode && !(m == RoutingMode::Split && split_subflows(t, h.demands.back()) > s.max_split_subflows)) {
         // The scenario's own routing: flow by flow into flows.csv and links.csv.
         TrafficDetail det;
-        r = result_json(run_traffic(t, healthy, o, h.demands.back(), &det, s.path_latency));
+        r = result_json(run_traffic(t, healthy, o, h.demands.back(), &det, s.path_latency, &scratch));
         append_flows_csv(h.flows_csv, t, nt.name, h.demands.back(), det);
         append_links_csv(h.links_csv, t, nt.name, det);
         append_links_over_time_csv(h.links_time_csv, t, nt.name, det);
         e["bottleneck_links"] = bottleneck_links_json(t, det, 5);
         if (nt.from_run) e["run_jobs"] = run_jobs_json(nt.run, det, 10);
       } else {
-        r = run_or_skip(t, healthy, o, h.demands.back(), s.max_split_subflows, s.path_latency);
+        r = run_or_skip(t, healthy, o, h.demands.back(), s.max_split_subflows, s.path_latency, scratch);
       }
       by_mode[routing_name(m)] = r;
       if (m == s.routing.mode)
@@ -303,7 +305,7 @@ json routing_json(const FabricScenario& s, const std::vector<RoutingMode>& modes
 
 // Issue 11: the slowest flow of full permutations under the three modes, several seeds
 // (one seed is an anecdote: D-mod-K and ECMP collisions depend on the pairing).
-json routing_comparison_json(const FabricScenario& s) {
+json routing_comparison_json(const FabricScenario& s, CompletionScratch& scratch) {
   const Topology& t = s.topology;
   const FailureSet healthy;
   constexpr uint64_t kSeeds = 5;
@@ -320,7 +322,7 @@ json routing_comparison_json(const FabricScenario& s) {
       const auto d = make_traffic(t, perm);
       RoutingOptions o = s.routing;
       o.mode = m;
-      const json r = run_or_skip(t, healthy, o, d, s.max_split_subflows, s.path_latency);
+      const json r = run_or_skip(t, healthy, o, d, s.max_split_subflows, s.path_latency, scratch);
       if (r.contains("skipped")) skipped = r["skipped"].get<std::string>();
       else slowest.push_back(r["slowest_s"].get<double>());
     }
@@ -340,7 +342,7 @@ json routing_comparison_json(const FabricScenario& s) {
 
 // Mixes: several profiles' flows in one solve, each arriving at its own start_s; per profile,
 // its flows' times with the others on the fabric, against the profile alone.
-json mixes_json(const FabricScenario& s, HealthyTraffic& h) {
+json mixes_json(const FabricScenario& s, HealthyTraffic& h, CompletionScratch& scratch) {
   const Topology& t = s.topology;
   json out = json::array();
   for (const auto& m : s.mixes) {
@@ -363,7 +365,7 @@ json mixes_json(const FabricScenario& s, HealthyTraffic& h) {
       continue;
     }
     TrafficDetail det;
-    e["together"] = result_json(run_traffic(t, FailureSet{}, s.routing, all, &det, s.path_latency));
+    e["together"] = result_json(run_traffic(t, FailureSet{}, s.routing, all, &det, s.path_latency, &scratch));
     append_flows_csv(h.flows_csv, t, m.name, all, det);
     append_links_csv(h.links_csv, t, m.name, det);
     append_links_over_time_csv(h.links_time_csv, t, m.name, det);
@@ -394,7 +396,7 @@ json mixes_json(const FabricScenario& s, HealthyTraffic& h) {
 }
 
 // Topology variants under the same flows.
-json variants_json(const FabricScenario& s) {
+json variants_json(const FabricScenario& s, CompletionScratch& scratch) {
   const FailureSet healthy;
   json variants = json::array();
   for (const auto& v : s.variants) {
@@ -406,7 +408,7 @@ json variants_json(const FabricScenario& s) {
     json tr = json::array();
     for (size_t i = 0; i < s.traffic.size(); ++i) {
       json x = run_or_skip(v.topology, healthy, s.routing, profile_demands(v.topology, s.traffic[i]),
-                           s.max_split_subflows, s.path_latency);
+                           s.max_split_subflows, s.path_latency, scratch);
       x["name"] = s.traffic[i].name;
       tr.push_back(x);
     }
@@ -417,7 +419,7 @@ json variants_json(const FabricScenario& s) {
 }
 
 // The cost model: per taper, what the fabric costs and every profile's slowest flow on it.
-json cost_json(const FabricScenario& s) {
+json cost_json(const FabricScenario& s, CompletionScratch& scratch) {
   const CostStudy& cs = s.cost;
   json rows = json::array();
   for (size_t i = 0; i < cs.tapers.size(); ++i) {
@@ -425,7 +427,8 @@ json cost_json(const FabricScenario& s) {
     const FabricCost c = fabric_cost(cs.nominal, t, cs.prices);
     json slowest = json::array();
     for (const auto& nt : s.traffic) {
-      const json r = run_or_skip(t, FailureSet{}, s.routing, profile_demands(t, nt), s.max_split_subflows, s.path_latency);
+      const json r =
+          run_or_skip(t, FailureSet{}, s.routing, profile_demands(t, nt), s.max_split_subflows, s.path_latency, scratch);
       slowest.push_back({{"name", nt.name},
                          {"slowest_s", r.contains("skipped") ? json(nullptr) : r["slowest_s"]},
                          {"skipped", r.contains("skipped") ? r["skipped"] : json(nullptr)}});
@@ -493,6 +496,7 @@ SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command
                                  "model is the whole fabric)",
                                  t.hosts()));
   const FailureSet healthy;
+  CompletionScratch scratch;  // every completion run of the pack, one after another, reuses it
   SignoffPack out;
   json& pack = out.pack;
   pack["format"] = "floorsim-fabric-signoff/1";
@@ -510,29 +514,29 @@ SignoffPack run_signoff_pack(const FabricScenario& s, const std::string& command
   // Traffic profiles: healthy, scenario routing (+ the other two modes when compare is on).
   step("traffic");
   const std::vector<RoutingMode> modes = modes_run(s);
-  HealthyTraffic h = healthy_traffic(s, modes);
+  HealthyTraffic h = healthy_traffic(s, modes, scratch);
   pack["traffic"] = h.traffic;
   step("mixes");
-  pack["mixes"] = mixes_json(s, h);
+  pack["mixes"] = mixes_json(s, h, scratch);
   out.flows_csv = std::move(h.flows_csv);  // moved, not copied: hundreds of MB at k=64
   out.links_csv = std::move(h.links_csv);
   out.links_over_time_csv = std::move(h.links_time_csv);
   pack["routing"] = routing_json(s, modes);
   if (s.compare_routing) {
     step("routing comparison");
-    pack["routing_comparison"] = routing_comparison_json(s);
+    pack["routing_comparison"] = routing_comparison_json(s, scratch);
   }
   pack["fan_out"] = {{"hosts_tested", h.fan_out},
                      {"fabric_hosts", t.hosts()},
                      {"full_scale_hosts", s.full_scale_hosts},
                      {"reached_full_scale", h.fan_out >= s.full_scale_hosts}};
   step("degraded cases");
-  pack["degraded"] = degraded_json(s, h, b_flow);
-  if (s.worst_failure.enabled) pack["worst_failure"] = worst_failure_json(s, h, progress);
+  pack["degraded"] = degraded_json(s, h, b_flow, scratch);
+  if (s.worst_failure.enabled) pack["worst_failure"] = worst_failure_json(s, h, progress, scratch);
   step("topology variants");
-  pack["variants"] = variants_json(s);
+  pack["variants"] = variants_json(s, scratch);
   pack["jobs"] = jobs_json(s);
-  if (s.cost.enabled) pack["cost"] = cost_json(s);
+  if (s.cost.enabled) pack["cost"] = cost_json(s, scratch);
 
   pack["modelled_only"] = json::array({
       s.path_latency ? "every completion time: flow-level max-min fair sharing (no congestion control dynamics, no "

@@ -150,9 +150,10 @@ struct TrafficDetail {
 };
 // path_latency: a flow's completion adds the zero-load latency of every hop of its path (the
 // tiers' latency_s) to its transfer time under max-min sharing.
+// scratch: buffers kept between runs (CompletionScratch); the same results without.
 TrafficResult run_traffic(const Topology& t, const FailureSet& f, const RoutingOptions& o,
                           const std::vector<Demand>& demands, TrafficDetail* detail = nullptr,
-                          bool path_latency = false);
+                          bool path_latency = false, CompletionScratch* scratch = nullptr);
 
 // The pack and the per-flow and per-link tables beside it.
 struct SignoffPack {

@@ -130,6 +130,15 @@ TEST_CASE("bisection: closed form, max flow, and losses", "[fabric][analytic]") 
     FailureSet agg;
     fail_switch(t, agg, 2, 1);
     CHECK(bisection_maxflow_bytes_per_s(t, agg) == Approx(full * (1 - 4.0 / (k * k))));
+    // A lost host cable: that host sends nothing across (one direction) and receives nothing
+    // (the other); the host vertices are folded into their switches, the host's share is not.
+    FailureSet host;
+    fail_link(t, host, 0, 1, 0);
+    CHECK(bisection_maxflow_bytes_per_s(t, host) == Approx(full - 1e9));
+    fail_link(t, host, 0, t.hosts() - 1, 0);
+    CHECK(bisection_maxflow_bytes_per_s(t, host) == Approx(full - 1e9));
+    fail_link(t, host, 0, t.hosts() - 2, 0);
+    CHECK(bisection_maxflow_bytes_per_s(t, host) == Approx(full - 2e9));
   }
   // Tapered: B = (H/2) c / max(1, s_e, s_e s_a).
   auto t = uniform_tree(kary_fat_tree(8), 8);
