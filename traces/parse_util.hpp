@@ -97,7 +97,11 @@ class JobBuilder {
   TraceData finish(bool shift_epoch);
 
  private:
-  std::string where_str(size_t w) const { return where_is_index_ ? "/" + std::to_string(w) : std::to_string(w); }
+  // Appended, not `"/" + to_string(w)`: GCC 12 warns -Wrestrict on that (a false positive, GCC bug 105329).
+  std::string where_str(size_t w) const {
+    std::string s = where_is_index_ ? "/" : "";
+    return s.append(std::to_string(w));
+  }
   const ReadOptions& opts_;
   TraceData data_;
   double min_submit_ = kNever;
