@@ -130,7 +130,7 @@ TEST_CASE("check_output resolves symlinks and a/../b before deciding", "[output]
   fs::create_directory_symlink(t.p / "study", t.p / "link");
   const std::vector<OutInput> in = {{(t.p / "study" / "s.json").string(), false}};
   // The scenario's folder, spelled through a symlink or a detour.
-  for (const fs::path out : {t.p / "link", t.p / "study" / "x" / "..", t.p / "link" / "."}) {
+  for (const fs::path& out : {t.p / "link", t.p / "study" / "x" / "..", t.p / "link" / "."}) {
     INFO(out.string());
     CHECK_THROWS_WITH(check_output({out.string(), OutKind::Directory, "run", true, in}), Catch::Contains("contains the input"));
   }
