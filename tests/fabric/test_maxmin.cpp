@@ -8,6 +8,7 @@
 #include "fabric/routing.hpp"
 #include "fabric/signoff.hpp"
 #include "fabric/traffic.hpp"
+#include "same_completion.hpp"
 
 using namespace floorsim::fabric;
 
@@ -179,18 +180,7 @@ void check_incremental_matches(const FlowSet& fs) {
   const auto ref = complete(fs, s2, &t2, false);
   // Bit for bit: the same events, rates and trace (what flows.csv and links.csv print).
   CHECK(inc.solves == ref.solves);
-  CHECK(inc.finish_s == ref.finish_s);
-  CHECK(inc.link_bytes == ref.link_bytes);
-  CHECK(inc.makespan_s == ref.makespan_s);
-  CHECK(t1.link_peak_bytes_per_s == t2.link_peak_bytes_per_s);
-  CHECK(t1.link_saturated_s == t2.link_saturated_s);
-  CHECK(t1.flow_bottleneck == t2.flow_bottleneck);
-  REQUIRE(t1.link_segments.size() == t2.link_segments.size());
-  for (size_t i = 0; i < t1.link_segments.size(); ++i) {
-    const auto &a = t1.link_segments[i], &b = t2.link_segments[i];
-    CHECK((a.link == b.link && a.from_s == b.from_s && a.to_s == b.to_s && a.bytes_per_s == b.bytes_per_s &&
-           a.bottleneck == b.bottleneck));
-  }
+  test::check_same_figures(inc, t1, ref, t2);
   CHECK(inc.flows_solved <= ref.flows_solved);
 }
 
