@@ -179,7 +179,7 @@ inline int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime la
   if (planes_ == 0) return 0;
   kx = first_after_from(later_start, kx);
   // What the sum says bounds will_run_fast's search for the first level holding the job.
-  if (plan_sum(level(kx)) >= gpus) {
+  if (plan_holds(level(kx), gpus)) {
     ks_hi_ = kx;
     return 0;
   }
@@ -190,7 +190,7 @@ inline int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime la
   if (end_max_ <= window_end) return 1;
   // Past the window: the answer's level is after every end by window_end. (Over 201 ends a
   // group may be skipped, and will_run_fast may have no answer: then it must say.)
-  if (ends_.size() <= 201 && plan_sum(level(first_after(window_end))) < gpus) return -1;
+  if (ends_.size() <= 201 && !plan_holds(level(first_after(window_end)), gpus)) return -1;
   return 0;
 }
 
@@ -204,7 +204,7 @@ inline bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t
   if (planes_ == 0 || end_max_ > window_end) return false;
   kx = first_after_from(later_start, kx);
   set_mbits(slice_mask_.data() + slice * nw_, pbits);
-  return plan_sum(level(kx)) < gpus;
+  return !plan_holds(level(kx), gpus);
 }
 
 // Slice i's count for partition p (see scnt_), computed when first asked after a change.
@@ -255,9 +255,10 @@ inline bool SlurmModel::memo_holds(const JobSpec& js) const {
   return d == 0;
 }
 
-bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s) {
+// memo: memo_holds(js) as the caller found it (it holds until a plan is built: none is when it held).
+bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s, bool memo) {
   if (!plan_ok_) build_plan(v);
-  if (memo_holds(js)) {
+  if (memo) {
     const WrfMemo& m = wrf_memo_;
     if (!m.ok) return false;
     lazy_ok_ = true;
@@ -290,7 +291,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   const bool fits_known = ks_lo_ > 0 || (ks_hi_ <= grp_k_.back() && !cap_needed_);
   if (!fits_known && !plan_fits_ever(js.gpus)) return false;
   lazy_ok_ = true;
-  if (ks_lo_ == 0 && plan_sum(level(0)) >= js.gpus) {
+  if (ks_lo_ == 0 && plan_holds(level(0), js.gpus)) {
     lazy_k_ = 0;
     start_s = v.now;
     return true;
@@ -308,7 +309,7 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
     size_t lo = std::max<size_t>(1, ks_lo_), hi = std::min<size_t>(grp_k_.back(), ks_hi_);
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
-      if (plan_sum(level(mid)) >= js.gpus) hi = mid;
+      if (plan_holds(level(mid), js.gpus)) hi = mid;
       else lo = mid + 1;
     }
     const size_t kstar = lo;
@@ -353,33 +354,13 @@ bool SlurmModel::will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& st
   size_t lo = 1, hi = grp_k_.size() - 1;  // the first tested level with sum >= gpus is in [lo, hi]
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    if (plan_sum(level(grp_k_[mid])) >= js.gpus) hi = mid;
+    if (plan_holds(level(grp_k_[mid]), js.gpus)) hi = mid;
     else lo = mid + 1;
   }
   lazy_k_ = grp_k_[lo];
   const SimTime e = lvl_t_[lazy_k_];
   start_s = e <= v.now ? v.now + 1 : e;
   return true;
-}
-
-// lp_gpus_ and lp_cpus_: free_ and cfree_ with the first k ends released. Kept from one call
-// to the next (a plan's reservations sit at nearby levels) and moved level to level by adding
-// or taking back the ends between (integer sums, exact both ways); restarted with each plan.
-void SlurmModel::lvl_proj_to(const Snapshot& v, size_t k) {
-  if (lp_gen_ != scnt_gen_) {
-    lp_gen_ = scnt_gen_;
-    lp_gpus_ = free_;
-    lp_cpus_ = cfree_;
-    lp_k_ = 0;
-  }
-  for (; lp_k_ < k; ++lp_k_) {
-    cpus_take(ends_[lp_k_].job, end_alloc(v, ends_[lp_k_]), lp_cpus_, -1);
-    for (const auto& s : end_alloc(v, ends_[lp_k_])) lp_gpus_[s.node] += s.gpus;
-  }
-  for (; lp_k_ > k; --lp_k_) {
-    cpus_take(ends_[lp_k_ - 1].job, end_alloc(v, ends_[lp_k_ - 1]), lp_cpus_, +1);
-    for (const auto& s : end_alloc(v, ends_[lp_k_ - 1])) lp_gpus_[s.node] -= s.gpus;
-  }
 }
 
 // The placement will_run would have made for will_run_fast's answer (same projection on the
@@ -431,6 +412,15 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
     if (need > 0) shares_.clear();
     return need == 0;
   }
+  // A job that fits on one node, where one_node's CPU counts cannot tell nodes apart (see
+  // one_node_bits): its pick from the level's planes, without the projection or a node scan.
+  const bool one = cfg_.pass_shortcuts && !weighted_ && !adj_on_ && js.nodes <= 0 && js.gpus <= max_node_gpus_ && js.cpus <= 1;
+  const int64_t pick = one && cpus_never_short() ? one_node_bits(js.gpus) : -1;
+  wc_.one_node_picks += pick >= 0;
+  if (pick >= 0 && !cfg_.check_pass_shortcuts) {
+    shares_.assign(1, NodeShare{static_cast<NodeIdx>(pick), js.gpus});
+    return true;
+  }
   expand_bits(mbits_, mask_);
   lvl_proj_to(v, lazy_k_);
   // select_nodes reads GPUs and CPUs only where mask_ allows, so the projection is passed as
@@ -446,6 +436,8 @@ bool SlurmModel::place_lazy(const Snapshot& v, const JobSpec& js) {
     ok = fit(js, proj_);
   }
   cpu_view_ = cfree_.data();
+  if (pick >= 0 && !(ok && shares_.size() == 1 && shares_[0].node == static_cast<NodeIdx>(pick) && shares_[0].gpus == js.gpus))
+    ++wc_.shortcut_differs;  // check_pass_shortcuts: the pick differs from select_nodes'
   return ok;
 }
 
@@ -740,7 +732,10 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     // Not needed when will_run_fast's kept answer for this mask is a start: the outcome below
     // follows from that start alone (retry_by_sums' retry means it is past later_start but
     // within the window, its -1 that it is past the window: what the start itself says).
-    if (fast && later_start > 0 && !(memo_holds(js) && wrf_memo_.ok)) {
+    // The memo's compare once per retry: retry_by_sums builds a plan only where none is, and
+    // then the memo (of an older plan) held neither before nor after.
+    const bool memo = fast && memo_holds(js);
+    if (fast && later_start > 0 && !(memo && wrf_memo_.ok)) {
       const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s, kx);
       if (r > 0) {
         start_res = later_start;
@@ -749,7 +744,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       if (r < 0) break;
     }
     SimTime t = 0;
-    if (!(fast ? will_run_fast_memo(v, js, t) : will_run(v, j, js, t))) {
+    if (!(fast ? will_run_fast_memo(v, js, t, memo) : will_run(v, j, js, t))) {
       // job_test_resv: an advanced reservation in the way moves the start to its end.
       if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
           (later_start == 0 || resv_next_free_ < later_start))

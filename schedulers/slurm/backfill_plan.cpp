@@ -297,4 +297,90 @@ int SlurmModel::group_jump(size_t kstar, SimTime& last_end, size_t& next_k) cons
   }
 }
 
+// lp_gpus_ and lp_cpus_: free_ and cfree_ with the first k ends released. Kept from one call
+// to the next (a plan's reservations sit at nearby levels) and moved level to level by adding
+// or taking back the ends between (integer sums, exact both ways); restarted with each plan.
+void SlurmModel::lvl_proj_to(const Snapshot& v, size_t k) {
+  if (lp_gen_ != scnt_gen_) {
+    lp_gen_ = scnt_gen_;
+    lp_gpus_ = free_;
+    lp_cpus_ = cfree_;
+    lp_k_ = 0;
+  }
+  for (; lp_k_ < k; ++lp_k_) {
+    cpus_take(ends_[lp_k_].job, end_alloc(v, ends_[lp_k_]), lp_cpus_, -1);
+    for (const auto& s : end_alloc(v, ends_[lp_k_])) lp_gpus_[s.node] += s.gpus;
+  }
+  for (; lp_k_ > k; --lp_k_) {
+    cpus_take(ends_[lp_k_ - 1].job, end_alloc(v, ends_[lp_k_ - 1]), lp_cpus_, +1);
+    for (const auto& s : end_alloc(v, ends_[lp_k_ - 1])) lp_gpus_[s.node] -= s.gpus;
+  }
+}
+
+// Where no candidate of a one-node job is short of CPUs (cpus_never_short) and the job uses one
+// CPU (the cap of one_node's available CPUs), every candidate counts 1: one_node's best run is
+// the first of fewest nodes (a later run replaces the best only with fewer CPUs, so fewer
+// nodes; all Weights equal, so runs split at gaps alone) and its pick that run's first node.
+// Candidates: the mask's nodes whose value at level lazy_k_ is at least `per` (a bit-sliced
+// compare over the planes). -1: none (select_nodes then spreads, or fails).
+int64_t SlurmModel::one_node_bits(int32_t per) {
+  if (planes_ < 31 && (per >> planes_) != 0) return -1;
+  const uint64_t* __restrict P = level(lazy_k_);
+  const uint64_t* __restrict mb = mbits_.data();
+  const size_t nw = nw_;
+  cand_bits_.resize(nw);
+  uint64_t* __restrict c = cand_bits_.data();
+  for (size_t w = 0; w < nw; ++w) {
+    uint64_t gt = 0, eq = mb[w];
+    for (int b = planes_ - 1; b >= 0 && eq != 0; --b) {
+      const uint64_t x = P[static_cast<size_t>(b) * nw + w];
+      if ((per >> b) & 1) {
+        eq &= x;
+      } else {
+        gt |= eq & x;
+        eq &= ~x;
+      }
+    }
+    c[w] = gt | eq;
+  }
+  // The runs of consecutive candidates, in node order; the first of length 1 cannot be beaten.
+  const size_t nbits = nw * 64;
+  size_t best_len = SIZE_MAX;
+  int64_t best = -1;
+  for (size_t pos = 0; pos < nbits;) {
+    size_t w = pos >> 6;
+    uint64_t x = c[w] & (~uint64_t{0} << (pos & 63));
+    while (x == 0 && ++w < nw) x = c[w];
+    if (x == 0) break;
+    const size_t s = w * 64 + static_cast<size_t>(std::countr_zero(x));
+    uint64_t y = ~c[w] & (~uint64_t{0} << (s & 63));
+    while (y == 0 && ++w < nw) y = ~c[w];
+    const size_t e = y == 0 ? nbits : w * 64 + static_cast<size_t>(std::countr_zero(y));
+    if (e - s < best_len) {
+      best_len = e - s;
+      best = static_cast<int64_t>(s);
+      if (best_len == 1) break;
+    }
+    pos = e;
+  }
+  return best;
+}
+
+// one_node's available CPUs are min(free CPUs, 1) for a one-CPU job; at level k a node's free
+// CPUs are cfree_'s plus jcpn_ (at least 1) for each released job on it. A node holding a GPU
+// at level k either had one free at level 0 or had a job released, so it has a free CPU at
+// every level when cfree_ is never negative and at least 1 wherever free_ has a GPU: then
+// every candidate counts 1. Checked once per plan (cfree_ and free_ change only with a start,
+// which builds a new plan).
+bool SlurmModel::cpus_never_short() {
+  if (cpu_ok_gen_ == scnt_gen_) return cpu_ok_;
+  cpu_ok_gen_ = scnt_gen_;
+  const int32_t* __restrict fr = free_.data();
+  const int32_t* __restrict cf = cfree_.data();
+  int32_t bad = 0;
+  for (size_t n = 0; n < nn_; ++n) bad |= static_cast<int32_t>(cf[n] < 0) | static_cast<int32_t>(fr[n] > 0 && cf[n] < 1);
+  cpu_ok_ = bad == 0;
+  return cpu_ok_;
+}
+
 }  // namespace floorsim::slurm

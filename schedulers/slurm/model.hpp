@@ -85,6 +85,7 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
     uint64_t schedules = 0, main_tests = 0, bf_tests = 0, bf_idle = 0, sorts = 0, sorts_skipped = 0, prio_computed = 0;
     uint64_t bf_nofit = 0, bf_tests_skipped = 0;  // backfill tests ending with neither start nor plan; skipped by nofit_
     uint64_t shortcut_differs = 0;  // check_pass_shortcuts: a skipped step that would have changed something
+    uint64_t one_node_picks = 0;    // one-node placements taken from the plan's levels (one_node_bits)
   };
   const WorkCounts& work_counts() const { return wc_; }
   SlurmModel(SlurmConfig cfg, const Workload& wl, const ClusterConfig& cluster, const std::string& file)
@@ -469,6 +470,23 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
     if (planes_ == 1 && nw_ == 2) return popcount64(m[0] & planes[0]) + popcount64(m[1] & planes[1]);
     return plan_sum_any(planes);
   }
+  // plan_sum(planes) >= gpus, the high plane first over more than 128 nodes: a partial sum
+  // that already holds the job answers (lower planes only add).
+  [[gnu::always_inline]] bool plan_holds(const uint64_t* planes, int64_t gpus) const {
+    if (nw_ <= 2 || planes_ < 2 || planes_ > 4) return plan_sum(planes) >= gpus;
+    const uint64_t* __restrict m = mbits_.data();
+    const uint32_t* __restrict nz = mnz_.data();
+    const size_t nw = nw_;
+    int64_t s = 0;
+    for (int b = planes_ - 1; b >= 0; --b) {
+      const uint64_t* __restrict p = planes + static_cast<size_t>(b) * nw;
+      int64_t c = 0;
+      for (uint32_t i = 0; i < mnz_n_; ++i) c += popcount64(m[nz[i]] & p[nz[i]]);
+      s += c << b;
+      if (s >= gpus) return true;
+    }
+    return false;
+  }
   // The sum over the planes of at(b), unrolled up to 4 planes (nodes of up to 15 GPUs).
   template <class At>
   int64_t sum_planes(At&& at) const {
@@ -529,10 +547,10 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
   // Sums only grow from level to level: the last tested level says whether any holds `gpus`
   // on the mask, and the capacities whether even an empty map does.
   bool plan_fits_ever(int64_t gpus) const {
-    return plan_sum(level(grp_k_.back())) >= gpus && !(cap_needed_ && plan_sum(cap_bits_.data()) < gpus);
+    return plan_holds(level(grp_k_.back()), gpus) && !(cap_needed_ && !plan_holds(cap_bits_.data(), gpus));
   }
   [[gnu::always_inline]] inline bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
-  [[gnu::always_inline]] inline bool will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s);
+  [[gnu::always_inline]] inline bool will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s, bool memo);
   [[gnu::always_inline]] inline bool memo_holds(const JobSpec& js) const;  // wrf_memo_ is for mbits_ and this plan
   void lvl_proj_to(const Snapshot& v, size_t k);
   [[gnu::always_inline]] inline int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
@@ -569,6 +587,8 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
     return pending && test();
   }
   bool place_lazy(const Snapshot& v, const JobSpec& js);
+  int64_t one_node_bits(int32_t per);  // place_lazy: a one-node job's pick from the planes
+  bool cpus_never_short();             // ... valid: no candidate is short of a CPU
   // Bitset (64 nodes a word) to one byte (0/1) per node.
   void expand_bits(std::span<const uint64_t> bits, std::vector<uint8_t>& out) const {
     out.resize(nw_ * 64);

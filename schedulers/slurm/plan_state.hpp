@@ -114,6 +114,9 @@ struct PlanState {
   std::vector<int32_t> lp_gpus_, lp_cpus_;  // lvl_proj_to's projection at level lp_k_
   size_t lp_k_ = 0;
   uint64_t lp_gen_ = 0;                      // scnt_gen_ it was built for
+  std::vector<uint64_t> cand_bits_;          // one_node_bits: a one-node job's candidate nodes
+  uint64_t cpu_ok_gen_ = 0;                  // cpus_never_short's answer, cpu_ok_, is for this scnt_gen_
+  bool cpu_ok_ = false;
 };
 
 }  // namespace floorsim::slurm

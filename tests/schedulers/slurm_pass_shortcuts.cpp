@@ -131,3 +131,38 @@ TEST_CASE("slurm: backfill skips a job shaped as one that just found no start an
       CHECK(fast->report.at("backfill_starts").get<int64_t>() > 0);
     }
 }
+
+// Backfill places a one-node job from the plan's level (one_node_bits: the first shortest run of
+// candidates) where no candidate is short of a CPU; with the check on, select_nodes places it
+// too and a different node counts. Mostly small jobs, so that most reservations are one-node.
+TEST_CASE("slurm: backfill's one-node placement from the plan picks the node select_nodes picks", "[slurm][shortcuts][backfill]") {
+  struct Shape {
+    size_t nodes;
+    int32_t gpus;
+  };
+  const Shape shapes[] = {{10, 1}, {12, 4}, {70, 2}, {130, 8}, {300, 8}};
+  for (const auto& sh : shapes)
+    for (uint32_t seed = 1; seed <= 4; ++seed) {
+      INFO("nodes " << sh.nodes << " x " << sh.gpus << " GPUs, seed " << seed);
+      std::mt19937 rng(seed * 131 + static_cast<uint32_t>(sh.nodes));
+      const int cap = static_cast<int>(sh.nodes) * sh.gpus;
+      std::vector<J> jobs;
+      SimTime t = 0;
+      for (int i = 0; i < 150; ++i) {
+        t += static_cast<SimTime>(rng() % 120);
+        const SimTime limit = 60.0 * static_cast<double>(5 + rng() % 180);
+        const int gpus = rng() % 5 == 0 ? 1 + static_cast<int>(rng() % static_cast<uint32_t>(cap)) : 1 + static_cast<int>(rng() % static_cast<uint32_t>(sh.gpus));
+        jobs.push_back({i + 1, t, std::max<SimTime>(1, limit * static_cast<double>(10 + rng() % 91) / 100.0), limit, gpus, 0,
+                        "u" + std::to_string(1 + rng() % 4)});
+      }
+      SlurmConfig c;
+      c.prio.type = floorsim::slurm::PriorityType::Multifactor;
+      c.prio.weight_age = 1000;
+      c.prio.weight_jobsize = 1000;
+      const auto [fast, plain] = same_with_and_without(c, jobs, sh.nodes, sh.gpus);
+      const auto& wf = model_of(*fast).work_counts();
+      CHECK(wf.one_node_picks > 0);
+      CHECK(wf.shortcut_differs == 0);
+      CHECK(model_of(*plain).work_counts().one_node_picks == 0);
+    }
+}
