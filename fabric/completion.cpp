@@ -44,92 +44,86 @@ class LinkFlows {
   // vector per link: a k=64 fabric has 786,432 links). The arrays are the caller's (`b`), kept
   // between runs so that a run writes into memory already mapped.
   LinkFlows(const FlowSet& s, LinkFlowBuffers& b)
-      : s_(s), first_(b.first), size_(b.size), slots_(b.slots), pos_(b.pos), owner_(b.owner), link_seen_(b.link_seen),
-        flow_seen_(b.flow_seen), seed_flows_(b.seed_flows), seed_links_(b.seed_links), out_(b.out), fixed_(b.fixed),
-        stack_(b.stack) {
-    first_.assign(s.links() + 1, 0);
-    size_.assign(s.links(), 0);
-    slots_.resize(s.flow_links.size());
-    pos_.resize(s.flow_links.size());
-    owner_.resize(s.flow_links.size());
-    link_seen_.assign(s.links(), 0);
-    flow_seen_.assign(s.flows(), 0);
-    for (auto* v : {&seed_flows_, &seed_links_, &out_, &fixed_, &stack_}) v->clear();
-    for (uint32_t l : s.flow_links) ++first_[l + 1];
-    for (size_t l = 0; l < s.links(); ++l) first_[l + 1] += first_[l];
+      : s_(s), b_(b) {
+    b_.first.assign(s.links() + 1, 0);
+    b_.size.assign(s.links(), 0);
+    b_.slots.resize(s.flow_links.size());
+    b_.pos.resize(s.flow_links.size());
+    b_.owner.resize(s.flow_links.size());
+    b_.link_seen.assign(s.links(), 0);
+    b_.flow_seen.assign(s.flows(), 0);
+    for (auto* v : {&b_.seed_flows, &b_.seed_links, &b_.out, &b_.fixed, &b_.stack}) v->clear();
+    for (uint32_t l : s.flow_links) ++b_.first[l + 1];
+    for (size_t l = 0; l < s.links(); ++l) b_.first[l + 1] += b_.first[l];
     for (uint32_t f = 0; f < s.flows(); ++f)
-      for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i) owner_[i] = f;
+      for (uint32_t i = s.flow_offsets[f]; i < s.flow_offsets[f + 1]; ++i) b_.owner[i] = f;
   }
   void add(uint32_t f) {
     for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) {
       const uint32_t l = s_.flow_links[i];
-      pos_[i] = size_[l]++;
-      slots_[first_[l] + pos_[i]] = i;
+      b_.pos[i] = b_.size[l]++;
+      b_.slots[b_.first[l] + b_.pos[i]] = i;
     }
-    seed_flows_.push_back(f);
+    b_.seed_flows.push_back(f);
   }
   // `rate`: the flow's rate until it departed.
   void remove(uint32_t f, double rate) {
     departed_rate_ = std::min(departed_rate_, rate);
     for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) {
       const uint32_t l = s_.flow_links[i];
-      const uint32_t moved = slots_[first_[l] + --size_[l]];
-      slots_[first_[l] + pos_[i]] = moved;
-      pos_[moved] = pos_[i];
-      seed_links_.push_back(l);
+      const uint32_t moved = b_.slots[b_.first[l] + --b_.size[l]];
+      b_.slots[b_.first[l] + b_.pos[i]] = moved;
+      b_.pos[moved] = b_.pos[i];
+      b_.seed_links.push_back(l);
     }
   }
   // The active flows that the arrivals and departures since the last call can affect, given
   // the active flows' current rates; fixed() is then the slower flows on their links.
   const std::vector<uint32_t>& affected(const std::vector<double>& rates) {
     ++epoch_;
-    out_.clear();
-    fixed_.clear();
-    stack_.clear();
-    const double below = seed_flows_.empty() ? departed_rate_ : -std::numeric_limits<double>::infinity();
-    for (uint32_t f : seed_flows_) visit_flow(f);
-    for (uint32_t l : seed_links_) visit_link(l);
-    while (!stack_.empty()) {
-      const uint32_t l = stack_.back();
-      stack_.pop_back();
+    b_.out.clear();
+    b_.fixed.clear();
+    b_.stack.clear();
+    const double below = b_.seed_flows.empty() ? departed_rate_ : -std::numeric_limits<double>::infinity();
+    for (uint32_t f : b_.seed_flows) visit_flow(f);
+    for (uint32_t l : b_.seed_links) visit_link(l);
+    while (!b_.stack.empty()) {
+      const uint32_t l = b_.stack.back();
+      b_.stack.pop_back();
       for (uint32_t i : on_link(l)) {
-        const uint32_t f = owner_[i];
+        const uint32_t f = b_.owner[i];
         if (rates[f] >= below) {
           visit_flow(f);
-        } else if (flow_seen_[f] != epoch_) {
-          flow_seen_[f] = epoch_;
-          fixed_.push_back(f);
+        } else if (b_.flow_seen[f] != epoch_) {
+          b_.flow_seen[f] = epoch_;
+          b_.fixed.push_back(f);
         }
       }
     }
-    seed_flows_.clear();
-    seed_links_.clear();
+    b_.seed_flows.clear();
+    b_.seed_links.clear();
     departed_rate_ = std::numeric_limits<double>::infinity();
-    return out_;
+    return b_.out;
   }
-  const std::vector<uint32_t>& fixed() const { return fixed_; }
+  const std::vector<uint32_t>& fixed() const { return b_.fixed; }
   // The active flows on link l, as occurrence indices into flow_links (owner() names the flow).
-  std::span<const uint32_t> on_link(uint32_t l) const { return {slots_.data() + first_[l], size_[l]}; }
-  uint32_t owner(uint32_t occurrence) const { return owner_[occurrence]; }
+  std::span<const uint32_t> on_link(uint32_t l) const { return {b_.slots.data() + b_.first[l], b_.size[l]}; }
+  uint32_t owner(uint32_t occurrence) const { return b_.owner[occurrence]; }
 
  private:
   void visit_link(uint32_t l) {
-    if (link_seen_[l] == epoch_) return;
-    link_seen_[l] = epoch_;
-    stack_.push_back(l);
+    if (b_.link_seen[l] == epoch_) return;
+    b_.link_seen[l] = epoch_;
+    b_.stack.push_back(l);
   }
   void visit_flow(uint32_t f) {
-    if (flow_seen_[f] == epoch_) return;
-    flow_seen_[f] = epoch_;
-    out_.push_back(f);
+    if (b_.flow_seen[f] == epoch_) return;
+    b_.flow_seen[f] = epoch_;
+    b_.out.push_back(f);
     for (uint32_t i = s_.flow_offsets[f]; i < s_.flow_offsets[f + 1]; ++i) visit_link(s_.flow_links[i]);
   }
   const FlowSet& s_;
-  std::vector<uint32_t>&first_, &size_;  // by link: its first slot, how many are in use
-  std::vector<uint32_t>& slots_;         // occurrence indices into flow_links, by link
-  std::vector<uint32_t>&pos_, &owner_;   // by occurrence: slot within its link's, flow
-  std::vector<uint32_t>&link_seen_, &flow_seen_;
-  std::vector<uint32_t>&seed_flows_, &seed_links_, &out_, &fixed_, &stack_;
+  LinkFlowBuffers& b_;  // the index and work lists (maxmin.hpp says what each array holds)
   uint32_t epoch_ = 0;
   double departed_rate_ = std::numeric_limits<double>::infinity();
 };

@@ -110,9 +110,10 @@ Completion complete(const FlowSet& s, MaxMinSolver& solver, CompletionTrace* tra
 // complete()'s index of the active flows on each link (LinkFlows in completion.cpp), by link
 // and by link occurrence: its contents do not outlive a run, its memory may.
 struct LinkFlowBuffers {
-  std::vector<uint32_t> first, size, link_seen;  // by link
-  std::vector<uint32_t> slots, pos, owner;       // by occurrence in flow_links
-  std::vector<uint32_t> flow_seen, seed_flows, seed_links, out, fixed, stack;
+  std::vector<uint32_t> first, size, link_seen;  // by link: its first slot, the slots in use, a visit mark
+  std::vector<uint32_t> slots;                   // by link's slot: an occurrence index into flow_links
+  std::vector<uint32_t> pos, owner;              // by occurrence: its slot within its link's, its flow
+  std::vector<uint32_t> flow_seen, seed_flows, seed_links, out, fixed, stack;  // a visit mark by flow; work lists
 };
 // The buffers of many runs over one fabric (a sign-off pack runs about 45 over 786,432 links at
 // k=64): each run writes into memory already mapped, where fresh arrays cost a page fault per
