@@ -48,7 +48,7 @@ ContentionBatch k8_batch(uint32_t B, bool equal_sizes, uint64_t seed) {
 }
 
 // Repeats a batch until it has at least B scenarios (the GPU wants far more than the CPU).
-ContentionBatch replicate(const ContentionBatch& in, size_t B) {
+[[maybe_unused]] ContentionBatch replicate(const ContentionBatch& in, size_t B) {  // GPU runs only
   ContentionBatch out;
   out.tiers = in.tiers;
   while (out.scenarios() < B) {
@@ -69,7 +69,7 @@ ContentionBatch replicate(const ContentionBatch& in, size_t B) {
   return out;
 }
 
-double max_rel(const std::vector<double>& a, const std::vector<double>& b, size_t n) {
+[[maybe_unused]] double max_rel(const std::vector<double>& a, const std::vector<double>& b, size_t n) {
   double m = 0;
   for (size_t i = 0; i < n; ++i) {
     if (std::isinf(a[i]) || std::isinf(b[i])) {
@@ -106,7 +106,7 @@ double best_of(int reps, F&& f) {
 
 int main(int argc, char** argv) {
   const uint32_t B_cpu = argc > 1 ? std::atoi(argv[1]) : 4096;
-  const size_t B_gpu = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 262144;
+  [[maybe_unused]] const size_t B_gpu = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 262144;
   const int hw = omp_get_max_threads();
   std::printf("bench_kernels: batch contention, k=8 fat-tree (128 hosts, 768 directed links), 128 flows per scenario\n");
   std::printf("  omp max threads here: %d\n", hw);
