@@ -56,6 +56,19 @@ double multiplier_at(const std::vector<RatePiece>& profile, SimTime t) {
   return 1;
 }
 
+// A stream's window cut where its rate changes: the window's ends and every profile piece's
+// ends inside it, sorted, once each. The rate is constant between two cuts.
+std::vector<SimTime> stream_cuts(const ClassGen& c) {
+  std::vector<SimTime> cuts{c.start_s, c.end_s};
+  for (const auto& p : c.profile) {
+    if (p.from_s > c.start_s && p.from_s < c.end_s) cuts.push_back(p.from_s);
+    if (p.to_s > c.start_s && p.to_s < c.end_s) cuts.push_back(p.to_s);
+  }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  return cuts;
+}
+
 }  // namespace
 
 Rng::Rng(uint64_t seed, uint64_t stream) : gen_(splitmix64(seed ^ splitmix64(stream + 1))) {}
@@ -65,6 +78,20 @@ double Rng::exponential() { return -std::log1p(-uniform()); }
 int32_t scaled_count(int32_t n, double m) {
   const double v = std::floor(static_cast<double>(n) * m + 0.5);
   return v <= 0 ? 0 : static_cast<int32_t>(std::min(v, 2e9));
+}
+
+double expected_jobs(const ClassGen& c, double m) {
+  switch (c.kind) {
+    case GenKind::DeadlineBatch: return static_cast<double>(scaled_count(c.core_jobs, m)) + scaled_count(c.jobs, m);
+    case GenKind::Gang:
+    case GenKind::Burst: return scaled_count(c.jobs, m);
+    case GenKind::Stream: break;
+  }
+  if (!(c.rate_per_s > 0) || !(m > 0) || !(c.end_s > c.start_s)) return 0;
+  const std::vector<SimTime> cuts = stream_cuts(c);
+  double mass = 0;
+  for (size_t i = 0; i + 1 < cuts.size(); ++i) mass += c.rate_per_s * m * multiplier_at(c.profile, cuts[i]) * (cuts[i + 1] - cuts[i]);
+  return mass;
 }
 
 std::vector<GeneratedClass> generate(const SyntheticSpec& spec, int64_t first_id, Workload& w) {
@@ -117,13 +144,7 @@ std::vector<GeneratedClass> generate(const SyntheticSpec& spec, int64_t first_id
       case GenKind::Stream: {
         // Non-homogeneous Poisson by time change: the k-th arrival is where the cumulative
         // intensity m x rate x profile reaches the sum of k unit exponentials.
-        std::vector<SimTime> cuts{c.start_s, c.end_s};
-        for (const auto& p : c.profile) {
-          if (p.from_s > c.start_s && p.from_s < c.end_s) cuts.push_back(p.from_s);
-          if (p.to_s > c.start_s && p.to_s < c.end_s) cuts.push_back(p.to_s);
-        }
-        std::sort(cuts.begin(), cuts.end());
-        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+        const std::vector<SimTime> cuts = stream_cuts(c);
         size_t seg = 0;
         double target = rng.exponential(), acc = 0;  // acc: intensity integrated up to cuts[seg]
         while (seg + 1 < cuts.size() && c.rate_per_s > 0 && m > 0) {

@@ -87,6 +87,11 @@ std::vector<RatePiece> read_rate_profile(const std::string& path, std::string_vi
 // Scaled job count: round(n x m) with halves rounded up, never negative.
 int32_t scaled_count(int32_t n, double m);
 
+// How many jobs generate() makes for class `c` at load multiplier `m`, without making them:
+// exact for batches, gangs and bursts, the expected count (the integrated intensity) for a
+// stream. Lets a loader refuse a workload too large to hold before allocating it.
+double expected_jobs(const ClassGen& c, double m);
+
 // The random source above, exposed for tests.
 class Rng {
  public:

@@ -407,6 +407,23 @@ traces::ClassGen class_gen(const json& g, const std::string& base_dir) {
   return c;
 }
 
+// The generator holds every job in memory: a workload over `max_jobs` is refused before any
+// is made, naming the class that contributes most.
+void refuse_oversized(const traces::SyntheticSpec& spec, double max_jobs, const std::string& file) {
+  double total = 0, most = -1;
+  size_t at = 0;
+  for (size_t i = 0; i < spec.classes.size(); ++i) {
+    const double n = traces::expected_jobs(spec.classes[i], spec.load_multiplier);
+    total += n;
+    if (n > most) most = n, at = i;
+  }
+  if (total > max_jobs)
+    fail(file, "/workload/synthetic/max_jobs",
+         fmt::format("is {:.0f}, but the classes would generate {:.4g} jobs ({:.4g} from class \"{}\" at load_multiplier {}); "
+                     "expected fewer jobs (check the class's count, rate and window) or a larger max_jobs",
+                     max_jobs, total, most, spec.classes[at].name, spec.load_multiplier));
+}
+
 // Grid jobs of a class with fallback_at_s, by job id until the jobs are sorted.
 using FallbackIds = std::vector<std::pair<SimTime, std::vector<int64_t>>>;
 
@@ -431,6 +448,7 @@ FallbackIds add_synthetic_jobs(const json& syn, uint64_t seed, const std::string
     from_calibration[c.name] = {{"paths_per_job", g["paths_per_job"]}, {"paths_per_s", rate}, {"runtime_s", c.runtime_s}};
   }
   if (!from_calibration.empty()) report["runtime_from_calibration"] = from_calibration;
+  refuse_oversized(spec, syn["max_jobs"].get<double>(), share.file);
   int64_t first_id = 1;
   for (const auto& j : w.jobs) first_id = std::max(first_id, j.id + 1);
   json gen = json::array();

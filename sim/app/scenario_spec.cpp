@@ -202,6 +202,7 @@ std::shared_ptr<const ObjectSpec> generator_spec() {
 std::shared_ptr<const ObjectSpec> synthetic_spec() {
   return obj("synthetic", "synthetic quant workload classes, generated deterministically from the scenario seed",
              {number("load_multiplier", 1.0, "scales every class's job count and stream rate (rehearse --growth searches it)").at_least(0).at_most(1000),
+              integer("max_jobs", 10000000, "refuse a workload whose classes would generate more jobs than this, before generating any (a slip in a rate, a window or the multiplier would otherwise exhaust memory); raise it for a larger study").at_least(1),
               array_of("classes", generator_spec(), "class generators, in order").must()});
 }
 

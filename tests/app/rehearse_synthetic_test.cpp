@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/app/runner.hpp"
 #include "sim/app/scenario.hpp"
@@ -119,6 +120,38 @@ TEST_CASE("synthetic: the load multiplier scales counts and rates, keeping earli
   CHECK(busy > 2 * normal);
   CHECK(traces::scaled_count(3, 1.5) == 5);
   CHECK(traces::scaled_count(3, 0) == 0);
+}
+
+TEST_CASE("expected_jobs: exact for batches, the integrated intensity for a stream", "[synthetic]") {
+  const traces::SyntheticSpec s = night(2);
+  CHECK(traces::expected_jobs(s.classes[0], 2) == 28);  // (4 core + 10 grid) x 2
+  // 0.01/s x 2 over 10,000 s, less the quiet 1,000 s, plus 4 x 1,000 s more in the busy hour.
+  CHECK(traces::expected_jobs(s.classes[1], 2) == Approx(0.02 * (10000 - 1000 + 4 * 1000)));
+  CHECK(traces::expected_jobs(s.classes[1], 0) == 0);
+  // The generator draws about that many arrivals (Poisson: within a few standard deviations).
+  Workload w;
+  traces::generate(s, 1, w);
+  const double n = static_cast<double>(of_class(w, "intraday").size()), mean = traces::expected_jobs(s.classes[1], 2);
+  CHECK(std::abs(n - mean) < 4 * std::sqrt(mean));
+}
+
+TEST_CASE("scenario: a synthetic workload over max_jobs is refused before it is generated", "[synthetic][scenario]") {
+  json doc = json::parse(R"({
+    "cluster": {"nodes": 1, "gpus_per_node": 8},
+    "scheduler": {"type": "fifo"},
+    "workload": {"synthetic": {"max_jobs": 100, "classes": [
+      {"name": "bt", "kind": "burst", "jobs": 60, "gpus": 1, "start_s": 0, "runtime_s": 20},
+      {"name": "rq", "kind": "stream", "rate_per_s": 0.01, "start_s": 0, "end_s": 3000, "gpus": 1, "runtime_s": 20}]}}
+  })");
+  CHECK(app::load_scenario(doc, "s.json", ".").workload.jobs.size() > 60);  // 60 + about 30
+  doc["workload"]["synthetic"]["load_multiplier"] = 2;
+  CHECK_THROWS_WITH(app::load_scenario(doc, "s.json", "."),
+                    Catch::Contains("s.json:/workload/synthetic/max_jobs: is 100, but the classes would generate 180 jobs (120 from class \"bt\""));
+  // A stream whose window never ends is a slip, not a night: refused, not generated for ever.
+  doc["workload"]["synthetic"]["load_multiplier"] = 1;
+  doc["workload"]["synthetic"].erase("max_jobs");
+  doc["workload"]["synthetic"]["classes"][1]["end_s"] = 1e300;
+  CHECK_THROWS_WITH(app::load_scenario(doc, "s.json", "."), Catch::Contains("is 10000000, but the classes would generate 1e+298 jobs"));
 }
 
 TEST_CASE("scenario: synthetic block, capacity block window and MTBF failures", "[synthetic][scenario]") {

@@ -16,6 +16,7 @@
 #include "schedulers/registry.hpp"
 #include "schedulers/slurm/config.hpp"
 #include "sim/app/compare.hpp"
+#include "sim/app/rehearse.hpp"
 #include "sim/app/runner.hpp"
 #include "sim/app/scenario.hpp"
 #include "sim/app/sweep.hpp"
@@ -42,11 +43,24 @@ void trace(std::string_view data) {
   (void)Reader(src, o);
 }
 
+// Generated workloads are held in memory, so their size is the input's to choose: a load
+// multiplier of 250 on the quant night is half a million jobs, legitimate and slow under ASan.
+// The targets lower the loader's own cap (workload.synthetic.max_jobs) so that one input loads
+// at most kFuzzJobs generated jobs in all; above it the loader's refusal is the outcome fuzzed.
+constexpr double kFuzzJobs = 100'000;
+void cap_generated_jobs(app::json& synthetic, double max_jobs) {
+  if (!synthetic.is_object()) return;
+  const app::json& given = synthetic.contains("max_jobs") ? synthetic["max_jobs"] : app::json();
+  if (!given.is_number() || given.get<double>() > max_jobs) synthetic["max_jobs"] = static_cast<uint64_t>(max_jobs);
+}
+
 // Scenario JSON: parse, resolve, load (relative paths resolve against examples/, so the seeds'
 // traces and Slurm/Kueue files are read too) and build the scheduler model (reads its files).
 void scenario(std::string_view data) {
   const std::string text(data);
   app::json doc = app::parse_json_text(text, kFile);
+  if (doc.is_object() && doc.contains("workload") && doc["workload"].is_object() && doc["workload"].contains("synthetic"))
+    cap_generated_jobs(doc["workload"]["synthetic"], kFuzzJobs);
   app::Scenario sc = app::load_scenario(doc, kFile, FLOORSIM_SOURCE_DIR "/examples");
   const SchedulerEntry* e = find_scheduler(sc.resolved["scheduler"]["type"]);
   if (!e) throw std::logic_error("resolved scenario names an unknown scheduler");
@@ -84,17 +98,60 @@ void kueue(std::string_view data) {
 
 // Sweep files: the whole loader, every point validated through the scenario parser. Sweeps
 // over 64 points are skipped: validating millions of legitimate points is slow by design, and
-// the point-count caps themselves are tested in test_app.
-void sweep(std::string_view data) {
-  const app::json doc = app::parse_json_text(std::string(data), kFile);
-  if (doc.is_object() && doc.contains("samples") && doc["samples"].is_number() && doc["samples"].get<double>() > 64) return;
-  if (doc.is_object() && doc.contains("axes") && doc["axes"].is_array()) {
-    double points = 1;
+// the point-count caps themselves are tested in test_app. A base with generated classes gets the
+// generated-job cap in the patch, shared among the points; an axis that could lift it skips.
+constexpr const char* kSweepDir = FLOORSIM_SOURCE_DIR "/examples/sweeps";
+double sweep_points(const app::json& doc) {  // at least the loader's count, whatever the mode
+  double points = 1;
+  if (doc.contains("axes") && doc["axes"].is_array())
+    for (const auto& ax : doc["axes"]) {
+      if (!ax.is_object()) continue;
+      if (ax.contains("values") && ax["values"].is_array()) points *= std::max<double>(1, static_cast<double>(ax["values"].size()));
+      else if (ax.contains("steps") && ax["steps"].is_number()) points *= std::max(1.0, ax["steps"].get<double>());
+    }
+  if (doc.contains("samples") && doc["samples"].is_number()) points = std::max(points, doc["samples"].get<double>());
+  return points;
+}
+bool axis_reaches_job_cap(const app::json& doc) {
+  static const std::string cap = "/workload/synthetic/max_jobs";
+  if (doc.contains("axes") && doc["axes"].is_array())
     for (const auto& ax : doc["axes"])
-      if (ax.is_object() && ax.contains("values") && ax["values"].is_array()) points *= std::max<size_t>(1, ax["values"].size());
-    if (points > 64) return;
+      if (ax.is_object() && ax.contains("pointer") && ax["pointer"].is_string()) {
+        const std::string p = ax["pointer"];
+        if (cap.rfind(p, 0) == 0 && (p.size() == cap.size() || cap[p.size()] == '/')) return true;
+      }
+  return false;
+}
+bool base_generates_jobs(const app::json& doc) {
+  if (!doc.contains("base") || !doc["base"].is_string()) return false;
+  const std::string base = doc["base"];
+  app::json b;
+  try {
+    b = base == "rehearse" ? app::default_night() : app::parse_json_text(io::read_file(std::string(kSweepDir) + "/" + base), base);
+  } catch (const InputError&) {
+    return false;  // load_sweep refuses it
   }
-  (void)app::sweep::load_sweep(doc, kFile, FLOORSIM_SOURCE_DIR "/examples/sweeps");
+  if (!b.is_object()) return false;
+  if (doc.contains("patch") && doc["patch"].is_object()) b.merge_patch(doc["patch"]);
+  return b.contains("workload") && b["workload"].is_object() && b["workload"].contains("synthetic") &&
+         b["workload"]["synthetic"].is_object();
+}
+void sweep(std::string_view data) {
+  app::json doc = app::parse_json_text(std::string(data), kFile);
+  if (!doc.is_object()) return (void)app::sweep::load_sweep(doc, kFile, kSweepDir);
+  const double points = sweep_points(doc);
+  if (points > 64 || axis_reaches_job_cap(doc)) return;
+  if (base_generates_jobs(doc) && (!doc.contains("patch") || doc["patch"].is_object())) {
+    if (!doc.contains("patch")) doc["patch"] = app::json::object();
+    app::json& w = doc["patch"]["workload"];
+    if (w.is_null()) w = app::json::object();
+    if (w.is_object()) {
+      app::json& syn = w["synthetic"];
+      if (syn.is_null()) syn = app::json::object();
+      cap_generated_jobs(syn, std::max(2000.0, std::floor(kFuzzJobs / points)));
+    }
+  }
+  (void)app::sweep::load_sweep(doc, kFile, kSweepDir);
 }
 void bands(std::string_view data) { (void)app::compare::parse_bands(app::parse_json_text(std::string(data), kFile), kFile); }
 void rate(std::string_view data) { (void)traces::read_rate_profile(kFile, data); }
