@@ -678,7 +678,8 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     slide_next_ = kNoIdx;
     slide_end_ = -kNever;
   }
-  for (int guard = 0; guard < 10000; ++guard) {
+  int guard = 0;  // the retries so far (a skip over short slices counts each slice)
+  for (; guard < 10000; ++guard) {
     const SimTime end_time = start_res + test_limit;
     // Slices are contiguous and start_res only grows while one job is tested, so the walk
     // starts at the first slice that ends after start_res (kept across retries).
@@ -749,6 +750,11 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
           (later_start == 0 || resv_next_free_ < later_start))
         later_start = resv_next_free_;
+      // Only the reservation's end can lie past the window (the map's slices end by it). Nothing
+      // past it can be planned or started (the test of t below) and start_res only grows, so the
+      // test stops here, as backfill.c takes a reservation's end as later_start only before
+      // window_end. Each later occurrence of an HOURLY reservation took a retry, 10,000 a test.
+      if (later_start > v.now + sp.bf_window_s) break;
       if (later_start > 0) {
         start_res = later_start;
         continue;
@@ -775,6 +781,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     }
     break;
   }
+  wc_.bf_retries += static_cast<uint64_t>(guard);
 }
 
 }  // namespace floorsim::slurm

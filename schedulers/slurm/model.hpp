@@ -86,6 +86,7 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
     uint64_t bf_nofit = 0, bf_tests_skipped = 0;  // backfill tests ending with neither start nor plan; skipped by nofit_
     uint64_t shortcut_differs = 0;  // check_pass_shortcuts: a skipped step that would have changed something
     uint64_t one_node_picks = 0;    // one-node placements taken from the plan's levels (one_node_bits)
+    uint64_t bf_retries = 0;        // backfill tests' retries at a later start (backfill_job's loop)
   };
   const WorkCounts& work_counts() const { return wc_; }
   SlurmModel(SlurmConfig cfg, const Workload& wl, const ClusterConfig& cluster, const std::string& file)

@@ -1,6 +1,7 @@
 // Conformance: advanced reservations (spec slurm-model.md §6).
 #include <catch2/catch.hpp>
 
+#include "schedulers/slurm/model.hpp"
 #include "tests/schedulers/slurm_harness.hpp"
 
 using namespace slurm_test;
@@ -217,6 +218,11 @@ TEST_CASE("slurm §6: reservations a job did not ask for keep it out of every ga
     CHECK(res->start(1) == -1);
     CHECK(res->reason(1) == "Resources");  // as the model reports a job the reserved nodes keep out
     CHECK(res->report["main_passes"].get<uint64_t>() < 10);
+    // A backfill test retries at the end of each occurrence inside the window (a day: 24) and
+    // stops there; it walked 10,000 occurrences (416 days) a test before (found by slurm_sim).
+    const auto& wc = dynamic_cast<const sl::SlurmModel&>(*res->sched).work_counts();
+    REQUIRE(wc.bf_tests > 0);
+    CHECK(wc.bf_retries <= wc.bf_tests * 25);
   }
   SECTION("a later submission starts a new stretch: a job that fits a gap starts in the next one") {
     const double t = 2 * 86400 + 100;  // inside that hour's window
