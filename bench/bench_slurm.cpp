@@ -3,7 +3,7 @@
 // only, never asserted (docs/performance.md keeps the measured table). Times are the replay
 // thread's CPU seconds (trace reading and superposing excluded).
 //
-//   bench_slurm [TRACE.swf] [--reps N] [--max-jobs N] [--only slurm|easy_backfill] [--shape NxG]
+//   bench_slurm [TRACE.swf] [--reps N] [--max-jobs N] [--only slurm|easy_backfill|conservative_backfill] [--shape NxG]
 //               [--load L --days D] [--table]
 // --only runs one model (for instruction counts under valgrind --tool=callgrind); --shape
 // replays on N nodes of G GPUs (default 100x1, KTH's own; 13x8 is a quant cluster's shape).
@@ -108,6 +108,9 @@ const cfg::json kSlurm = {{"type", "slurm"},
                           {"priority_weight_fairshare", 10000},
                           {"priority_weight_jobsize", 1000}};
 const cfg::json kEasy = {{"type", "easy_backfill"}};
+// Only with --only: the reference for what planning every queued job costs (issue 3's target
+// was withdrawn for it: Slurm's backfill plans up to bf_max_job_test jobs a pass).
+const cfg::json kConservative = {{"type", "conservative_backfill"}};
 
 // Least-squares slope of log(y) against log(x).
 double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
@@ -181,14 +184,16 @@ int main(int argc, char** argv) {
   std::printf("%-16s %12s %12s %10s %10s %14s %18s\n", "model", "jobs/s", "events/s", "passes", "seconds", "mean_wait_s", "starts_hash");
   double secs[2] = {0, 0};
   int k = 0;
-  for (const cfg::json* block : {&kEasy, &kSlurm}) {
+  for (const cfg::json* block : {&kEasy, &kSlurm, &kConservative}) {
     const std::string type = (*block)["type"];
+    if (block == &kConservative && only != type) continue;
     if (!only.empty() && only != type) {
       ++k;
       continue;
     }
     const Timed t = replay(w, cl, *block, reps);
-    secs[k++] = t.best_s;
+    if (k < 2) secs[k] = t.best_s;
+    ++k;
     std::printf("%-16s %12.0f %12.0f %10llu %10.3f %14.1f %18llx\n", type.c_str(), jobs / t.best_s, t.st.events / t.best_s,
                 static_cast<unsigned long long>(t.st.passes), t.best_s, t.mean_wait_s, static_cast<unsigned long long>(t.starts_hash));
   }
