@@ -26,6 +26,7 @@ inline void SlurmModel::map_reset(SimTime begin, SimTime end) {
   avail_bits_ = slice_mask_;
   ++scnt_gen_;
   scnt_.assign(part_.size(), SliceCount{0, 0});
+  ssum_.assign(part_.size(), SliceCount{0, 0});
 }
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
@@ -45,6 +46,11 @@ uint32_t SlurmModel::map_split(SimTime t, uint32_t from) {
       const size_t np = part_.size();
       scnt_.resize(scnt_.size() + np);
       std::copy_n(scnt_.begin() + static_cast<ptrdiff_t>(i * np), np, scnt_.begin() + static_cast<ptrdiff_t>(k * np));
+      // Slice i now ends earlier (another level): its own bound and the new slice's are not kept.
+      if (nw_ > 2) {
+        ssum_.resize(ssum_.size() + np);
+        for (size_t p = 0; p < np; ++p) ssum_[i * np + p].at = ssum_[k * np + p].at = 0;
+      }
       return k;
     }
   }
@@ -64,6 +70,8 @@ inline void SlurmModel::map_add(SimTime start, SimTime end, uint32_t from) {
   const size_t np = part_.size();
   for (uint32_t i = a; i != kNoIdx && slices_[i].begin < end; i = slices_[i].next) {
     uint64_t* sm = slice_mask_.data() + i * nw_;
+    if (nw_ > 2)
+      for (size_t p = 0; p < np; ++p) ssum_[i * np + p].at = 0;  // retry_on_slice's bound: nodes leave
     // Counts still current lose the GPUs of the nodes that leave the slice (popcounts on the
     // plan's planes, over the words the reservation's nodes are in).
     for (size_t p = 0; p < np; ++p) {
@@ -198,13 +206,24 @@ inline int SlurmModel::retry_by_sums(const Snapshot& v, int64_t gpus, SimTime la
 // time, so the first slice alone bounds it. When even that bound holds fewer than `gpus` GPUs
 // with every job ending by later_start released, and every job ends within the window,
 // retry_by_sums would answer 1 on the real mask: retry (true) without walking.
-inline bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
-                                SimTime window_end, size_t& kx) {
+// later_start is the slice's end, so the bound is the slice's own (by partition p), kept in
+// ssum_ until the slice or the plan changes: the jobs of a pass ask the same slices again.
+// Over 128 nodes only (the sums of 3 or more words, in a plan too large for the cache).
+inline bool SlurmModel::retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, uint32_t p, const uint64_t* pbits,
+                                       SimTime later_start, SimTime window_end, size_t& kx) {
   if (!plan_ok_) build_plan(v);
   if (planes_ == 0 || end_max_ > window_end) return false;
   kx = first_after_from(later_start, kx);
-  set_mbits(slice_mask_.data() + slice * nw_, pbits);
-  return !plan_holds(level(kx), gpus);
+  if (nw_ <= 2) {  // two popcounts: less than keeping them
+    set_mbits(slice_mask_.data() + slice * nw_, pbits);
+    return !plan_holds(level(kx), gpus);
+  }
+  PlanState::SliceCount& c = ssum_[slice * part_.size() + p];
+  if (c.at != scnt_gen_) {
+    set_mbits(slice_mask_.data() + slice * nw_, pbits);
+    c = {plan_sum(level(kx)), scnt_gen_};
+  }
+  return c.gpus < gpus;
 }
 
 // Slice i's count for partition p (see scnt_), computed when first asked after a change.
@@ -679,6 +698,22 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     slide_end_ = -kNever;
   }
   int guard = 0;  // the retries so far (a skip over short slices counts each slice)
+  // sure_retries after a failed retry on the fast path; with the check on, only noted (sure_to)
+  // and the loop must then get there by retries.
+  const bool sure_on = fast && cfg_.pass_shortcuts;
+  SimTime sure_to = -kNever;
+  auto take_sure = [&](uint32_t at, SimTime end_time, SimTime t_m) {
+    SimTime to = 0;
+    const uint32_t n = sure_retries(v, js.gpus, pbits, at, end_time, test_limit, t_m, static_cast<uint32_t>(9999 - guard), to);
+    if (n == 0) return;
+    wc_.bf_sure_retries += n;
+    if (cfg_.check_pass_shortcuts) {
+      sure_to = std::max(sure_to, to);
+      return;
+    }
+    start_res = to;
+    guard += static_cast<int>(n);
+  };
   for (; guard < 10000; ++guard) {
     const SimTime end_time = start_res + test_limit;
     // Slices are contiguous and start_res only grows while one job is tested, so the walk
@@ -704,7 +739,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
         continue;
       }
     }
-    if (fast && later_start > 0 && retry_on_slice(v, js.gpus, first, pbits, later_start, v.now + sp.bf_window_s, kx)) {
+    if (fast && later_start > 0 && retry_on_slice(v, js.gpus, first, jpart_[j], pbits, later_start, v.now + sp.bf_window_s, kx)) {
       start_res = later_start;
       continue;
     }
@@ -740,6 +775,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s, kx);
       if (r > 0) {
         start_res = later_start;
+        if (sure_on) take_sure(first, end_time, -1);
         continue;
       }
       if (r < 0) break;
@@ -757,6 +793,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       if (later_start > v.now + sp.bf_window_s) break;
       if (later_start > 0) {
         start_res = later_start;
+        if (sure_on) take_sure(first, end_time, kNever);
         continue;
       }
       break;  // never fits: no reservation
@@ -769,6 +806,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     if (t > v.now + sp.bf_window_s) break;  // too far in the future to reserve
     if (later_start > 0 && t > later_start) {
       start_res = later_start;
+      if (sure_on) take_sure(first, end_time, t);
       continue;
     }
     planned_[j] = t;
@@ -781,6 +819,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     }
     break;
   }
+  if (start_res < sure_to) ++wc_.shortcut_differs;  // check_pass_shortcuts: a certain retry was not
   wc_.bf_retries += static_cast<uint64_t>(guard);
 }
 

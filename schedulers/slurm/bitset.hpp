@@ -93,6 +93,36 @@ class SlideAnd {
     const uint64_t* f = head_ < mid_ ? suf_.data() + head_ * nw_ : nullptr;
     for (size_t w = 0; w < nw_; ++w) out[w] = (f != nullptr ? f[w] : ~uint64_t{0}) & back_[w];
   }
+  // Positions count items pushed since clear(); the window is [head, tail).
+  size_t head() const { return head_; }
+  size_t tail() const { return tail_; }
+  // The last position q in [from, tail) at which the AND of the items over [q, tail) has no bit
+  // of sel outside keep; SIZE_MAX if there is none. That AND only gains bits as q grows, so the
+  // positions that pass are the ones up to the answer. From the tail back over the items pushed
+  // since the last rebuild, then a binary search on the suffix ANDs (no item ANDed again).
+  size_t last_within(size_t from, const uint64_t* sel, const uint64_t* keep) {
+    if (head_ >= mid_) rebuild();
+    from = std::max(from, head_);
+    acc_.assign(nw_, ~uint64_t{0});
+    auto passes = [&](const uint64_t* a, const uint64_t* b) {
+      uint64_t out = 0;
+      for (size_t w = 0; w < nw_; ++w) out |= a[w] & b[w] & sel[w] & ~keep[w];
+      return out == 0;
+    };
+    for (size_t q = tail_; q-- > std::max(from, mid_);) {
+      const uint64_t* it = items_.data() + q * nw_;
+      for (size_t w = 0; w < nw_; ++w) acc_[w] &= it[w];
+      if (passes(acc_.data(), acc_.data())) return q;
+    }
+    if (from >= mid_ || !passes(suf_.data() + from * nw_, back_.data())) return SIZE_MAX;
+    size_t lo = from, hi = mid_ - 1;  // lo passes
+    while (lo < hi) {
+      const size_t m = hi - (hi - lo) / 2;
+      if (passes(suf_.data() + m * nw_, back_.data())) lo = m;
+      else hi = m - 1;
+    }
+    return lo;
+  }
 
  private:
   // The whole window becomes the head part: suffix ANDs from the tail back.
@@ -110,6 +140,7 @@ class SlideAnd {
   }
   size_t nw_ = 0;
   std::vector<uint64_t> items_, suf_, back_;  // items and suffix ANDs by position, nw words each
+  std::vector<uint64_t> acc_;                 // last_within: the AND from the tail back
   size_t head_ = 0, mid_ = 0, tail_ = 0;      // window [head, tail); suffix ANDs over [head, mid)
 };
 

@@ -87,6 +87,7 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
     uint64_t shortcut_differs = 0;  // check_pass_shortcuts: a skipped step that would have changed something
     uint64_t one_node_picks = 0;    // one-node placements taken from the plan's levels (one_node_bits)
     uint64_t bf_retries = 0;        // backfill tests' retries at a later start (backfill_job's loop)
+    uint64_t bf_sure_retries = 0;   // ... of which taken at once as certain (sure_retries; with the check, found)
   };
   const WorkCounts& work_counts() const { return wc_; }
   SlurmModel(SlurmConfig cfg, const Workload& wl, const ClusterConfig& cluster, const std::string& file)
@@ -555,7 +556,7 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
   [[gnu::always_inline]] inline bool memo_holds(const JobSpec& js) const;  // wrf_memo_ is for mbits_ and this plan
   void lvl_proj_to(const Snapshot& v, size_t k);
   [[gnu::always_inline]] inline int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
-  [[gnu::always_inline]] inline bool retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, const uint64_t* pbits, SimTime later_start,
+  [[gnu::always_inline]] inline bool retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, uint32_t p, const uint64_t* pbits, SimTime later_start,
                       SimTime window_end, size_t& kx);
   // The first level whose later ends all end after x: ends_ is in end time order.
   size_t first_after(SimTime x) const { return static_cast<size_t>(std::upper_bound(lvl_t_.begin() + 1, lvl_t_.end(), x) - lvl_t_.begin()) - 1; }
@@ -712,6 +713,8 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
   JobIdx cur_bf_job_ = 0, cur_job_ = 0;  // the job backfill tests; cur_job_: see resv_prepare
   mutable SimTime final_now_ = 0;
   [[gnu::always_inline]] inline int64_t slice_gpus(uint32_t i, uint32_t p);
+  uint32_t sure_retries(const Snapshot& v, int64_t gpus, const uint64_t* pbits, uint32_t first, SimTime end_time, SimTime test_limit,
+                        SimTime t_m, uint32_t budget, SimTime& to);
   [[gnu::always_inline]] inline uint32_t last_short_slice(uint32_t first, SimTime end_time, int64_t gpus, uint32_t p, uint32_t& ok);
   size_t nw_ = 1;                     // 64-bit words per node bitset
   std::vector<int64_t> bf_user_;

@@ -41,6 +41,10 @@ struct PlanState {
     uint64_t at;  // scnt_gen_ when gpus was set (else stale)
   };
   std::vector<SliceCount> scnt_;
+  // By slice x partition: retry_on_slice's bound, the GPUs on the slice's nodes in the partition
+  // at the level of the ends by the slice's end (at 0: not kept; a split or a reservation in the
+  // slice clears it, a new plan moves scnt_gen_). Kept over 128 nodes only.
+  std::vector<SliceCount> ssum_;
   uint64_t scnt_gen_ = 1;             // bumped when the map is reset or the plan rebuilt
   std::vector<uint64_t> accw_;        // AND of the slices a test spans
   // and_slices over one backfill_job's windows (both ends only move forward; the map does not
@@ -115,6 +119,8 @@ struct PlanState {
   size_t lp_k_ = 0;
   uint64_t lp_gen_ = 0;                      // scnt_gen_ it was built for
   std::vector<uint64_t> cand_bits_;          // one_node_bits: a one-node job's candidate nodes
+  std::vector<uint32_t> sure_ids_;           // sure_retries: the window's slices after its first
+  std::vector<uint64_t> sure_acc_;           // ... their AND from the window's end back
   uint64_t cpu_ok_gen_ = 0;                  // cpus_never_short's answer, cpu_ok_, is for this scnt_gen_
   bool cpu_ok_ = false;
 };

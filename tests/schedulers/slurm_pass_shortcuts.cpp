@@ -32,6 +32,16 @@ std::vector<J> queueing_jobs(uint32_t seed, int n_jobs, int cluster_gpus) {
 
 const SlurmModel& model_of(const Result& r) { return dynamic_cast<const SlurmModel&>(*r.sched); }
 
+// Multifactor by age and fair-share, with this backfill window.
+SlurmConfig fairshare_config(double bf_window_s) {
+  SlurmConfig c;
+  c.sched.bf_window_s = bf_window_s;
+  c.prio.type = floorsim::slurm::PriorityType::Multifactor;
+  c.prio.weight_age = 1000;
+  c.prio.weight_fairshare = 10000;
+  return c;
+}
+
 struct Runs {
   std::unique_ptr<Result> fast, plain;
 };
@@ -118,11 +128,7 @@ TEST_CASE("slurm: backfill skips a job shaped as one that just found no start an
         jobs.push_back({i + 1, t, std::max<SimTime>(1, limit * static_cast<double>(20 + rng() % 81) / 100.0), limit,
                         std::max(1, sizes[rng() % 6]), 0, "u" + std::to_string(1 + rng() % 4)});
       }
-      SlurmConfig c;
-      c.sched.bf_window_s = sh.bf_window_s;
-      c.prio.type = floorsim::slurm::PriorityType::Multifactor;
-      c.prio.weight_age = 1000;
-      c.prio.weight_fairshare = 10000;
+      SlurmConfig c = fairshare_config(sh.bf_window_s);
       const auto [fast, plain] = same_with_and_without(c, jobs, sh.nodes, sh.gpus);
       const auto& wf = model_of(*fast).work_counts();
       CHECK(wf.bf_tests_skipped > 0);
@@ -164,5 +170,40 @@ TEST_CASE("slurm: backfill's one-node placement from the plan picks the node sel
       CHECK(wf.one_node_picks > 0);
       CHECK(wf.shortcut_differs == 0);
       CHECK(model_of(*plain).work_counts().one_node_picks == 0);
+    }
+}
+
+// Backfill takes at once the retries certain to follow a failed one (sure_retries: the next
+// windows' masks within the failed one's, the answer or the sums after each later_start). With
+// the check on they are only found, and the loop must reach the last one by retries; taken,
+// the run is the plain one's. Windows both past every
+// job's end (sums decide) and shorter than the limits (only the same mask and answer do).
+TEST_CASE("slurm: backfill takes the retries certain to follow a failed one at once", "[slurm][shortcuts][backfill]") {
+  struct Shape {
+    size_t nodes;
+    int32_t gpus;
+    double bf_window_s;
+  };
+  const Shape shapes[] = {{10, 1, 86400}, {100, 1, 86400}, {100, 1, 4 * 3600}, {130, 8, 86400}, {300, 8, 6 * 3600}};
+  for (const auto& sh : shapes)
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+      INFO("nodes " << sh.nodes << " x " << sh.gpus << " GPUs, window " << sh.bf_window_s << " s, seed " << seed);
+      const auto jobs = queueing_jobs(seed * 7919 + static_cast<uint32_t>(sh.nodes), 120, static_cast<int>(sh.nodes) * sh.gpus);
+      SlurmConfig c = fairshare_config(sh.bf_window_s);
+      const auto [checked, plain] = same_with_and_without(c, jobs, sh.nodes, sh.gpus);
+      const auto& wc = model_of(*checked).work_counts();
+      const auto& wp = model_of(*plain).work_counts();
+      CHECK(wc.bf_sure_retries > 0);
+      CHECK(wc.shortcut_differs == 0);
+      CHECK(wp.bf_sure_retries == 0);
+      c.pass_shortcuts = true;
+      const auto taken = run(c, jobs, sh.nodes, sh.gpus);
+      for (const auto& js : taken->wl.jobs) {
+        INFO("job " << js.id);
+        CHECK(taken->start(js.id) == plain->start(js.id));
+        CHECK(taken->nodes(js.id) == plain->nodes(js.id));
+        CHECK(taken->extras(js.id) == plain->extras(js.id));
+      }
+      CHECK(model_of(*taken).work_counts().bf_sure_retries > 0);
     }
 }

@@ -13,7 +13,8 @@ using floorsim::slurm::SlideAnd;
 
 namespace {
 // Runs ops on a SlideAnd of nw words: 'p' pushes the next item, 'o' pops the head, 'q' checks
-// the window's AND against the items in it (all ones when empty). Items are taken in turn.
+// the window's AND against the items in it (all ones when empty), 'l' checks last_within from
+// every position. Items are taken in turn.
 void run_ops(size_t nw, const std::vector<std::vector<uint64_t>>& items, const std::string& ops) {
   SlideAnd s;
   s.clear(nw);
@@ -26,6 +27,28 @@ void run_ops(size_t nw, const std::vector<std::vector<uint64_t>>& items, const s
     } else if (op == 'o') {
       s.pop();
       if (head < tail) ++head;
+    } else if (op == 'l') {
+      // last_within from every position, against the suffix ANDs recomputed: keep = the
+      // window's AND (every position passes) and the AND of its second half (the answer moves),
+      // with every bit selected and every other one. The answer is the last passing position
+      // at or after `from`.
+      std::vector<std::vector<uint64_t>> suf(tail - head + 1, std::vector<uint64_t>(nw, ~uint64_t{0}));
+      for (size_t i = tail; i-- > head;)
+        for (size_t w = 0; w < nw; ++w) suf[i - head][w] = suf[i - head + 1][w] & items[i][w];
+      for (const auto& keep : {suf[0], suf[(tail - head) / 2]})
+        for (const uint64_t selw : {~uint64_t{0}, uint64_t{0x5555555555555555}}) {
+          const std::vector<uint64_t> sel(nw, selw);
+          size_t last = SIZE_MAX;
+          for (size_t q = head; q < tail; ++q) {
+            uint64_t out = 0;
+            for (size_t w = 0; w < nw; ++w) out |= suf[q - head][w] & sel[w] & ~keep[w];
+            if (out == 0) last = q;
+          }
+          for (size_t from = head; from < tail; ++from) {
+            INFO("from " << from << " head " << head << " tail " << tail);
+            CHECK(s.last_within(from, sel.data(), keep.data()) == (last != SIZE_MAX && last >= from ? last : SIZE_MAX));
+          }
+        }
     } else {
       std::vector<uint64_t> want(nw, ~uint64_t{0});
       for (size_t i = head; i < tail; ++i)
@@ -53,6 +76,8 @@ TEST_CASE("SlideAnd: the window's AND after pushes and pops", "[slurm][backfill]
       {"pushes after a rebuild join the tail part", 1, {{0b0011}, {0b1111}, {0b0110}, {0b0100}}, "ppqopqpqoqoq"},
       {"popping past every item empties it", 1, {{0b01}, {0b10}, {0b11}}, "ppoooqpq"},
       {"two words, one cleared in the head only", 2, {{0, ~0ull}, {~0ull, 1}, {~0ull, 3}}, "pppqoqoqoq"},
+      {"last_within over the suffix part and the tail part", 1,
+       {{0b1110}, {0b0111}, {0b1011}, {0b1101}, {0b1111}, {0b0110}}, "pppqlpplopqlolool"},
       {"three words sliding by one", 3,
        {{1, 2, 4}, {3, 6, 12}, {7, 14, 28}, {5, 10, 20}, {15, 30, 60}},
        "ppqopqopqopqoqoqoq"},
@@ -80,6 +105,7 @@ TEST_CASE("SlideAnd: long random slides match the recomputed AND", "[slurm][back
       if (r < 4) ops += 'p', ++pushed;
       else if (r < 6) ops += 'o';
       ops += 'q';
+      if (r == 7) ops += 'l';
     }
     run_ops(nw, items, ops);
   }
