@@ -13,7 +13,7 @@ namespace floorsim::slurm {
 // first slice's end; t_m is will_run_fast's answer on M (kNever: none; negative: not asked).
 // The retry at a later slice c of that window starts at c's begin and has every slice from c to
 // end_time in its window (it is as long), so its mask is within M when the AND of those slices
-// is (sure_acc_, built from the window's end back), and is M when also the slices that enter
+// is (from the window's end back: see below), and is M when also the slices that enter
 // its window past end_time keep M's nodes. Such a retry is certain:
 // - with mask M, when t_m is past c's end (its later_start) or there is none: the same answer,
 //   so a retry (M gave this retry, so t_m is not past the window);
