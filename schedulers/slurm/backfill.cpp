@@ -27,6 +27,7 @@ inline void SlurmModel::map_reset(SimTime begin, SimTime end) {
   ++scnt_gen_;
   scnt_.assign(part_.size(), SliceCount{0, 0});
   ssum_.assign(part_.size(), SliceCount{0, 0});
+  if (wrf_cache_.words() != nw_) wrf_cache_.reset(nw_);
 }
 
 // Splits the slice containing t so that a slice begins at t; returns its index (kNoIdx if t is
@@ -260,40 +261,34 @@ inline uint32_t SlurmModel::last_short_slice(uint32_t first, SimTime end_time, i
   return last;
 }
 
-// will_run_fast with its last answer kept: a job's retries at later slices mostly test the
-// same mask (the window's AND does not change), and the answer is a function of the mask, the
-// job's GPUs and the plan (scnt_gen_ moves with every plan built).
-inline bool SlurmModel::memo_holds(const JobSpec& js) const {
-  const WrfMemo& m = wrf_memo_;
-  if (!(plan_ok_ && planes_ != 0 && m.gen == scnt_gen_ && m.job == cur_bf_job_ && m.gpus == js.gpus && m.mask.size() == nw_)) return false;
-  // A few words, compared inline (std::equal becomes a memcmp call, costly at 2 words).
-  const uint64_t* __restrict a = m.mask.data();
-  const uint64_t* __restrict b = mbits_.data();
-  uint64_t d = 0;
-  for (size_t w = 0; w < nw_; ++w) d |= a[w] ^ b[w];
-  return d == 0;
+// will_run_fast's answer kept for this mask and GPU count under this plan (wrf_cache_): a
+// job's retries at later slices mostly test the same mask (the window's AND does not change),
+// and the jobs of a pass test the same windows of the same map. The answer is a function of the
+// mask, the job's GPUs and the plan (scnt_gen_ moves with every plan built). Behind
+// pass_shortcuts; nullptr where no plan is built yet or will_run would answer (planes_ 0).
+inline const WrfCache::Answer* SlurmModel::wrf_kept(const JobSpec& js) {
+  if (!cfg_.pass_shortcuts || !plan_ok_ || planes_ == 0) return nullptr;
+  return wrf_cache_.find(mbits_.data(), js.gpus, scnt_gen_, nw_ > 2);
 }
 
-// memo: memo_holds(js) as the caller found it (it holds until a plan is built: none is when it held).
-bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s, bool memo) {
+// kept: wrf_kept(js) as the caller found it (it holds until a plan is built: none is when it
+// was found). With check_pass_shortcuts the answer is computed all the same and compared.
+bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s, const WrfCache::Answer* kept) {
   if (!plan_ok_) build_plan(v);
-  if (memo) {
-    const WrfMemo& m = wrf_memo_;
-    if (!m.ok) return false;
+  if (kept != nullptr) ++wc_.bf_answers_kept;
+  if (kept != nullptr && !cfg_.check_pass_shortcuts) {
+    if (!kept->ok) return false;
     lazy_ok_ = true;
-    lazy_k_ = m.k;
-    start_s = m.t;
+    lazy_k_ = kept->k;
+    start_s = kept->t;
     return true;
   }
   const bool ok = will_run_fast(v, js, start_s);
-  WrfMemo& m = wrf_memo_;
-  m.gen = planes_ != 0 ? scnt_gen_ : 0;  // will_run's answers are not kept
-  m.job = cur_bf_job_;
-  m.gpus = js.gpus;
-  m.mask.assign(mbits_.begin(), mbits_.end());
-  m.ok = ok;
-  m.k = lazy_k_;
-  m.t = start_s;
+  if (kept != nullptr) {
+    if (kept->ok != ok || (ok && (kept->k != lazy_k_ || kept->t != start_s))) ++wc_.shortcut_differs;
+  } else if (planes_ != 0 && cfg_.pass_shortcuts) {  // will_run's answers are not kept
+    wrf_cache_.put(mbits_.data(), js.gpus, scnt_gen_, {ok, lazy_k_, start_s}, nw_ > 2);
+  }
   return ok;
 }
 
@@ -768,10 +763,10 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
     // Not needed when will_run_fast's kept answer for this mask is a start: the outcome below
     // follows from that start alone (retry_by_sums' retry means it is past later_start but
     // within the window, its -1 that it is past the window: what the start itself says).
-    // The memo's compare once per retry: retry_by_sums builds a plan only where none is, and
-    // then the memo (of an older plan) held neither before nor after.
-    const bool memo = fast && memo_holds(js);
-    if (fast && later_start > 0 && !(memo && wrf_memo_.ok)) {
+    // The kept answer is looked up once per retry: retry_by_sums builds a plan only where none
+    // is, and then no answer (of an older plan) was kept before nor after.
+    const WrfCache::Answer* kept = fast ? wrf_kept(js) : nullptr;
+    if (fast && later_start > 0 && !(kept != nullptr && kept->ok)) {
       const int r = retry_by_sums(v, js.gpus, later_start, v.now + sp.bf_window_s, kx);
       if (r > 0) {
         start_res = later_start;
@@ -781,7 +776,7 @@ void SlurmModel::backfill_job(const Snapshot& v, JobIdx j, SimTime limit, Decisi
       if (r < 0) break;
     }
     SimTime t = 0;
-    if (!(fast ? will_run_fast_memo(v, js, t, memo) : will_run(v, j, js, t))) {
+    if (!(fast ? will_run_fast_memo(v, js, t, kept) : will_run(v, j, js, t))) {
       // job_test_resv: an advanced reservation in the way moves the start to its end.
       if (std::isfinite(resv_next_free_) && resv_next_free_ > start_res &&
           (later_start == 0 || resv_next_free_ < later_start))

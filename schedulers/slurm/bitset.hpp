@@ -74,24 +74,37 @@ class SlideAnd {
  public:
   void clear(size_t nw) {
     nw_ = nw;
-    items_.clear();
+    len_ = 0;  // the storage stays: one backfill test after another refills it
     head_ = mid_ = tail_ = 0;
     back_.assign(nw, ~uint64_t{0});
   }
   size_t size() const { return tail_ - head_; }
-  void push(const uint64_t* bits) {
-    items_.insert(items_.end(), bits, bits + nw_);
-    for (size_t w = 0; w < nw_; ++w) back_[w] &= bits[w];
+  void push(const uint64_t* __restrict bits) {
+    // A few words: copied inline (an insert calls memmove, a call per slice that enters).
+    const size_t at = len_;
+    len_ += nw_;
+    if (len_ > items_.size()) items_.resize(std::max(len_, 2 * items_.size()));
+    uint64_t* __restrict it = items_.data() + at;
+    uint64_t* __restrict bk = back_.data();
+    for (size_t w = 0; w < nw_; ++w) {
+      it[w] = bits[w];
+      bk[w] &= bits[w];
+    }
     ++tail_;
   }
   void pop() {
     if (head_ < tail_) ++head_;
   }
   // out (nw words) = the AND of the items in the window; all ones when it is empty.
-  void and_into(uint64_t* out) {
+  void and_into(uint64_t* __restrict out) {
     if (head_ >= mid_) rebuild();
-    const uint64_t* f = head_ < mid_ ? suf_.data() + head_ * nw_ : nullptr;
-    for (size_t w = 0; w < nw_; ++w) out[w] = (f != nullptr ? f[w] : ~uint64_t{0}) & back_[w];
+    const uint64_t* __restrict bk = back_.data();
+    if (head_ < mid_) {
+      const uint64_t* __restrict f = suf_.data() + head_ * nw_;
+      for (size_t w = 0; w < nw_; ++w) out[w] = f[w] & bk[w];
+    } else {
+      for (size_t w = 0; w < nw_; ++w) out[w] = bk[w];
+    }
   }
   // Positions count items pushed since clear(); the window is [head, tail).
   size_t head() const { return head_; }
@@ -127,19 +140,21 @@ class SlideAnd {
  private:
   // The whole window becomes the head part: suffix ANDs from the tail back.
   void rebuild() {
-    suf_.resize(items_.size());
+    if (suf_.size() < len_) suf_.resize(std::max(len_, 2 * suf_.size()));
     for (size_t p = tail_; p-- > head_;) {
-      const uint64_t* it = items_.data() + p * nw_;
-      uint64_t* d = suf_.data() + p * nw_;
+      const uint64_t* __restrict it = items_.data() + p * nw_;
+      uint64_t* __restrict d = suf_.data() + p * nw_;
+      const uint64_t* __restrict after = d + nw_;  // position p + 1's suffix AND
       if (p + 1 == tail_) std::copy_n(it, nw_, d);
       else
-        for (size_t w = 0; w < nw_; ++w) d[w] = it[w] & d[nw_ + w];
+        for (size_t w = 0; w < nw_; ++w) d[w] = it[w] & after[w];
     }
     mid_ = tail_;
     std::fill(back_.begin(), back_.end(), ~uint64_t{0});
   }
   size_t nw_ = 0;
   std::vector<uint64_t> items_, suf_, back_;  // items and suffix ANDs by position, nw words each
+  size_t len_ = 0;                            // items_'s words in use (its size only grows)
   std::vector<uint64_t> acc_;                 // last_within: the AND from the tail back
   size_t head_ = 0, mid_ = 0, tail_ = 0;      // window [head, tail); suffix ANDs over [head, mid)
 };

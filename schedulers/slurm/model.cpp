@@ -387,9 +387,9 @@ SlurmModel::~SlurmModel() {
   fmt::print(stderr,
              "slurm counts: schedule calls {}, main passes {} (jobs tested {}, started {}), backfill passes {} (started nothing {}, "
              "jobs tested {}, started {}), queue sorts {} (skipped {}), priorities computed {}; backfill tests with no start or plan {}, "
-             "skipped as the same shape {}; one-node placements from the plan {}; retries at a later start {} ({} taken as certain)\n",
+             "skipped as the same shape {}; one-node placements from the plan {}; retries at a later start {} ({} taken as certain); will-run answers reused {}\n",
              wc_.schedules, main_passes_, wc_.main_tests, main_starts_, bf_passes_, wc_.bf_idle, wc_.bf_tests, bf_starts_, wc_.sorts, wc_.sorts_skipped,
-             wc_.prio_computed, wc_.bf_nofit, wc_.bf_tests_skipped, wc_.one_node_picks, wc_.bf_retries, wc_.bf_sure_retries);
+             wc_.prio_computed, wc_.bf_nofit, wc_.bf_tests_skipped, wc_.one_node_picks, wc_.bf_retries, wc_.bf_sure_retries, wc_.bf_answers_kept);
 }
 
 nlohmann::json SlurmModel::report(const Snapshot& fv) const {

@@ -88,6 +88,7 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
     uint64_t one_node_picks = 0;    // one-node placements taken from the plan's levels (one_node_bits)
     uint64_t bf_retries = 0;        // backfill tests' retries at a later start (backfill_job's loop)
     uint64_t bf_sure_retries = 0;   // ... of which taken at once as certain (sure_retries; with the check, found)
+    uint64_t bf_answers_kept = 0;   // will-run answers taken from wrf_cache_ (with the check, found)
   };
   const WorkCounts& work_counts() const { return wc_; }
   SlurmModel(SlurmConfig cfg, const Workload& wl, const ClusterConfig& cluster, const std::string& file)
@@ -480,6 +481,16 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
     const uint32_t* __restrict nz = mnz_.data();
     const size_t nw = nw_;
     int64_t s = 0;
+    if (mnz_n_ == nw) {  // no word of the mask is 0 (the usual case): no index to follow
+      for (int b = planes_ - 1; b >= 0; --b) {
+        const uint64_t* __restrict p = planes + static_cast<size_t>(b) * nw;
+        int64_t c = 0;
+        for (size_t w = 0; w < nw; ++w) c += popcount64(m[w] & p[w]);
+        s += c << b;
+        if (s >= gpus) return true;
+      }
+      return false;
+    }
     for (int b = planes_ - 1; b >= 0; --b) {
       const uint64_t* __restrict p = planes + static_cast<size_t>(b) * nw;
       int64_t c = 0;
@@ -552,19 +563,28 @@ class SlurmModel final : public Scheduler, private FairshareState, private PassS
     return plan_holds(level(grp_k_.back()), gpus) && !(cap_needed_ && !plan_holds(cap_bits_.data(), gpus));
   }
   [[gnu::always_inline]] inline bool will_run_fast(const Snapshot& v, const JobSpec& js, SimTime& start_s);
-  [[gnu::always_inline]] inline bool will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s, bool memo);
-  [[gnu::always_inline]] inline bool memo_holds(const JobSpec& js) const;  // wrf_memo_ is for mbits_ and this plan
+  [[gnu::always_inline]] inline bool will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTime& start_s, const WrfCache::Answer* kept);
+  [[gnu::always_inline]] inline const WrfCache::Answer* wrf_kept(const JobSpec& js);  // wrf_cache_'s answer for mbits_ under this plan
   void lvl_proj_to(const Snapshot& v, size_t k);
   [[gnu::always_inline]] inline int retry_by_sums(const Snapshot& v, int64_t gpus, SimTime later_start, SimTime window_end, size_t& kx);
   [[gnu::always_inline]] inline bool retry_on_slice(const Snapshot& v, int64_t gpus, uint32_t slice, uint32_t p, const uint64_t* pbits, SimTime later_start,
                       SimTime window_end, size_t& kx);
   // The first level whose later ends all end after x: ends_ is in end time order.
   size_t first_after(SimTime x) const { return static_cast<size_t>(std::upper_bound(lvl_t_.begin() + 1, lvl_t_.end(), x) - lvl_t_.begin()) - 1; }
-  // The same by a walk from k, first_after of an earlier, smaller x (a test's later_starts grow).
+  // The same from k, first_after of an earlier, smaller x (a test's later_starts grow): a few
+  // steps, then steps of 2, 4, 8, ... and a binary search (a later_start may pass many ends).
   size_t first_after_from(SimTime x, size_t k) const {
     const size_t ne = lvl_t_.size() - 1;
-    while (k < ne && lvl_t_[k + 1] <= x) ++k;
-    return k;
+    const SimTime* t = lvl_t_.data();
+    for (int i = 0; i < 4; ++i, ++k)
+      if (k >= ne || t[k + 1] > x) return k;
+    size_t step = 1;
+    while (k + step <= ne && t[k + step] <= x) {
+      k += step;
+      step <<= 1;
+    }
+    // t[k] <= x (or k is where it started); past k + step (or ne) every t is after x.
+    return static_cast<size_t>(std::upper_bound(t + k + 1, t + std::min(ne + 1, k + step), x) - t) - 1;
   }
   // Walks ends_ in ReleaseGroups' groups: release(k) frees the k-th end for the tested job and
   // returns false for one it skips (on none of its nodes, or a preemptee released already);

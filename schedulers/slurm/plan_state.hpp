@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "schedulers/slurm/bitset.hpp"
+#include "schedulers/slurm/wrf_cache.hpp"
 #include "sim/core/types.hpp"
 
 namespace floorsim::slurm {
@@ -102,16 +103,7 @@ struct PlanState {
   // the next end on a mask skips a block whose nodes the mask misses (nw_ ANDs for 64 ends).
   static constexpr size_t kEndBlock = 64;
   std::vector<uint64_t> end_blk_;
-  struct WrfMemo {  // will_run_fast_memo's last answer and what it was for
-    uint64_t gen = 0;  // scnt_gen_ then; 0: none kept
-    JobIdx job = 0;
-    int32_t gpus = 0;
-    std::vector<uint64_t> mask;
-    bool ok = false;
-    uint32_t k = 0;
-    SimTime t = 0;
-  };
-  WrfMemo wrf_memo_;
+  WrfCache wrf_cache_;  // will_run_fast's answers under this plan (pass_shortcuts)
   // The first level whose sum on mbits_ holds the tested job is in [ks_lo_, ks_hi_] (what
   // retry_by_sums found out about this mask; will_run_fast searches only there).
   size_t ks_lo_ = 0, ks_hi_ = SIZE_MAX;

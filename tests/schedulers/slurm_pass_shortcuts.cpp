@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <span>
 
 #include "schedulers/slurm/model.hpp"
 #include "tests/schedulers/slurm_harness.hpp"
@@ -30,6 +31,20 @@ std::vector<J> queueing_jobs(uint32_t seed, int n_jobs, int cluster_gpus) {
   return jobs;
 }
 
+// n jobs of few shapes: GPUs from `sizes` (at least 1), limits from `limits`, runtimes 20-100%
+// of the limit, a submit every 0 to gap-1 s, five users.
+std::vector<J> few_shape_jobs(std::mt19937& rng, int n, uint32_t gap, std::span<const int> sizes, std::span<const SimTime> limits) {
+  std::vector<J> jobs;
+  SimTime t = 0;
+  for (int i = 0; i < n; ++i) {
+    t += static_cast<SimTime>(rng() % gap);
+    const SimTime limit = limits[rng() % limits.size()];
+    jobs.push_back({i + 1, t, std::max<SimTime>(1, limit * static_cast<double>(20 + rng() % 81) / 100.0), limit,
+                    std::max(1, sizes[rng() % sizes.size()]), 0, "u" + std::to_string(1 + rng() % 4)});
+  }
+  return jobs;
+}
+
 const SlurmModel& model_of(const Result& r) { return dynamic_cast<const SlurmModel&>(*r.sched); }
 
 // Multifactor by age and fair-share, with this backfill window.
@@ -40,6 +55,16 @@ SlurmConfig fairshare_config(double bf_window_s) {
   c.prio.weight_age = 1000;
   c.prio.weight_fairshare = 10000;
   return c;
+}
+
+// With the shortcuts taken (not checked): the plain run's starts, nodes and extra columns.
+void same_as_plain(const Result& taken, const Result& plain) {
+  for (const auto& js : taken.wl.jobs) {
+    INFO("job " << js.id);
+    CHECK(taken.start(js.id) == plain.start(js.id));
+    CHECK(taken.nodes(js.id) == plain.nodes(js.id));
+    CHECK(taken.extras(js.id) == plain.extras(js.id));
+  }
 }
 
 struct Runs {
@@ -120,14 +145,7 @@ TEST_CASE("slurm: backfill skips a job shaped as one that just found no start an
       const int cap = static_cast<int>(sh.nodes) * sh.gpus;
       const int sizes[] = {1, 2, sh.gpus, cap / 4, cap / 2, cap};
       const SimTime limits[] = {1800, 7200, 14400};
-      std::vector<J> jobs;
-      SimTime t = 0;
-      for (int i = 0; i < 120; ++i) {
-        t += static_cast<SimTime>(rng() % 200);
-        const SimTime limit = limits[rng() % 3];
-        jobs.push_back({i + 1, t, std::max<SimTime>(1, limit * static_cast<double>(20 + rng() % 81) / 100.0), limit,
-                        std::max(1, sizes[rng() % 6]), 0, "u" + std::to_string(1 + rng() % 4)});
-      }
+      const auto jobs = few_shape_jobs(rng, 120, 200, sizes, limits);
       SlurmConfig c = fairshare_config(sh.bf_window_s);
       const auto [fast, plain] = same_with_and_without(c, jobs, sh.nodes, sh.gpus);
       const auto& wf = model_of(*fast).work_counts();
@@ -198,12 +216,39 @@ TEST_CASE("slurm: backfill takes the retries certain to follow a failed one at o
       CHECK(wp.bf_sure_retries == 0);
       c.pass_shortcuts = true;
       const auto taken = run(c, jobs, sh.nodes, sh.gpus);
-      for (const auto& js : taken->wl.jobs) {
-        INFO("job " << js.id);
-        CHECK(taken->start(js.id) == plain->start(js.id));
-        CHECK(taken->nodes(js.id) == plain->nodes(js.id));
-        CHECK(taken->extras(js.id) == plain->extras(js.id));
-      }
+      same_as_plain(*taken, *plain);
       CHECK(model_of(*taken).work_counts().bf_sure_retries > 0);
+    }
+}
+
+// Backfill takes a will-run answer kept for the same mask and GPU count under the same plan
+// (wrf_cache_: from the same job's last retry, and over 128 nodes from any test of the pass).
+// With the check on, each kept answer is computed again and compared; taken, the run is the
+// plain one's. Many jobs of few sizes, so that the tests of a pass meet the same windows.
+TEST_CASE("slurm: backfill takes a will-run answer kept for the same mask under the same plan", "[slurm][shortcuts][backfill]") {
+  struct Shape {
+    size_t nodes;
+    int32_t gpus;
+    double bf_window_s;
+  };
+  const Shape shapes[] = {{10, 1, 86400}, {100, 1, 4 * 3600}, {130, 8, 86400}, {200, 4, 6 * 3600}, {300, 8, 2 * 3600}};
+  for (const auto& sh : shapes)
+    for (uint32_t seed = 1; seed <= 2; ++seed) {
+      INFO("nodes " << sh.nodes << " x " << sh.gpus << " GPUs, window " << sh.bf_window_s << " s, seed " << seed);
+      std::mt19937 rng(seed * 977 + static_cast<uint32_t>(sh.nodes));
+      const int cap = static_cast<int>(sh.nodes) * sh.gpus;
+      const int sizes[] = {1, sh.gpus, 2 * sh.gpus, cap / 8, cap / 3};
+      const SimTime limits[] = {1800, 3600, 4 * 3600};
+      const auto jobs = few_shape_jobs(rng, 120, 90, sizes, limits);
+      SlurmConfig c = fairshare_config(sh.bf_window_s);
+      const auto [checked, plain] = same_with_and_without(c, jobs, sh.nodes, sh.gpus);
+      const auto& wc = model_of(*checked).work_counts();
+      CHECK(wc.bf_answers_kept > 0);
+      CHECK(wc.shortcut_differs == 0);
+      CHECK(model_of(*plain).work_counts().bf_answers_kept == 0);
+      c.pass_shortcuts = true;
+      const auto taken = run(c, jobs, sh.nodes, sh.gpus);
+      same_as_plain(*taken, *plain);
+      CHECK(model_of(*taken).work_counts().bf_answers_kept > 0);
     }
 }

@@ -15,8 +15,8 @@ namespace {
 // Runs ops on a SlideAnd of nw words: 'p' pushes the next item, 'o' pops the head, 'q' checks
 // the window's AND against the items in it (all ones when empty), 'l' checks last_within from
 // every position. Items are taken in turn.
-void run_ops(size_t nw, const std::vector<std::vector<uint64_t>>& items, const std::string& ops) {
-  SlideAnd s;
+// s is cleared first (a SlideAnd is reused from one backfill test to the next).
+void run_ops(SlideAnd& s, size_t nw, const std::vector<std::vector<uint64_t>>& items, const std::string& ops) {
   s.clear(nw);
   size_t head = 0, tail = 0;
   std::vector<uint64_t> out(nw);
@@ -58,6 +58,24 @@ void run_ops(size_t nw, const std::vector<std::vector<uint64_t>>& items, const s
       CHECK(out == want);
     }
   }
+}
+
+void run_ops(size_t nw, const std::vector<std::vector<uint64_t>>& items, const std::string& ops) {
+  SlideAnd s;
+  run_ops(s, nw, items, ops);
+}
+
+// Items of nw mostly-set words from a xorshift seeded by seed.
+std::vector<std::vector<uint64_t>> random_items(size_t n, size_t nw, uint64_t seed) {
+  uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
+  std::vector<std::vector<uint64_t>> items(n, std::vector<uint64_t>(nw));
+  for (auto& it : items)
+    for (auto& w : it) {
+      uint64_t v = ~uint64_t{0};
+      for (int k = 0; k < 2; ++k) x ^= x << 13, x ^= x >> 7, x ^= x << 17, v &= ~(x & (x >> 5));
+      w = v;
+    }
+  return items;
 }
 }  // namespace
 
@@ -109,4 +127,16 @@ TEST_CASE("SlideAnd: long random slides match the recomputed AND", "[slurm][back
     }
     run_ops(nw, items, ops);
   }
+}
+
+// clear() keeps the storage: a window after a longer or wider one must not see its items or
+// suffix ANDs (nothing of the last test's window is left in the next one's AND).
+TEST_CASE("SlideAnd: reused after clear, windows of other lengths and widths", "[slurm][backfill][bitset]") {
+  SlideAnd s;
+  const std::string slide = "pppqlopqlopqopqloqoql";
+  run_ops(s, 8, random_items(40, 8, 1), "pppppppppppppppppppppppppppppppqloooooooooooql" + slide);
+  run_ops(s, 3, random_items(10, 3, 2), slide);
+  run_ops(s, 1, random_items(10, 1, 3), slide);
+  run_ops(s, 12, random_items(60, 12, 4), slide + slide + "ppppppppppqlooooooqlpppppppppppppql");
+  run_ops(s, 2, random_items(8, 2, 5), slide);
 }
