@@ -268,7 +268,7 @@ inline uint32_t SlurmModel::last_short_slice(uint32_t first, SimTime end_time, i
 // pass_shortcuts; nullptr where no plan is built yet or will_run would answer (planes_ 0).
 inline const WrfCache::Answer* SlurmModel::wrf_kept(const JobSpec& js) {
   if (!cfg_.pass_shortcuts || !plan_ok_ || planes_ == 0) return nullptr;
-  return wrf_cache_.find(mbits_.data(), js.gpus, scnt_gen_, nw_ > 2);
+  return wrf_cache_.find(mbits_.data(), js.gpus, scnt_gen_);
 }
 
 // kept: wrf_kept(js) as the caller found it (it holds until a plan is built: none is when it
@@ -287,7 +287,7 @@ bool SlurmModel::will_run_fast_memo(const Snapshot& v, const JobSpec& js, SimTim
   if (kept != nullptr) {
     if (kept->ok != ok || (ok && (kept->k != lazy_k_ || kept->t != start_s))) ++wc_.shortcut_differs;
   } else if (planes_ != 0 && cfg_.pass_shortcuts) {  // will_run's answers are not kept
-    wrf_cache_.put(mbits_.data(), js.gpus, scnt_gen_, {ok, lazy_k_, start_s}, nw_ > 2);
+    wrf_cache_.put(mbits_.data(), js.gpus, scnt_gen_, {ok, lazy_k_, start_s});
   }
   return ok;
 }

@@ -32,15 +32,17 @@ class WrfCache {
     last_ = 0;
   }
   size_t words() const { return nw_; }
+  // Whether answers other than the last are kept: over 2 words (128 nodes). At 1 or 2 words the
+  // hash costs about what the will-run test it spares does.
+  bool table() const { return nw_ > 2; }
   // The answer kept for (mask, gpus) under plan generation gen (never 0); nullptr if none. The
-  // last answer kept or found is tried first (a job's next retry mostly asks it again); the
-  // table only where `all` (over 128 nodes: at 1 or 2 words the hash costs about what the
-  // will-run test it spares does).
-  const Answer* find(const uint64_t* mask, int32_t gpus, uint64_t gen, bool all) {
+  // last answer kept or found is tried first (a job's next retry mostly asks it again), then,
+  // with table(), the slots the hash picks.
+  const Answer* find(const uint64_t* mask, int32_t gpus, uint64_t gen) {
     if (slots_.empty()) return nullptr;
     const Slot& l = slots_[last_];
     if (l.gen == gen && l.gpus == gpus && same(masks_.data() + last_ * nw_, mask)) return &l.a;
-    if (!all) return nullptr;
+    if (!table()) return nullptr;
     const uint64_t h = hash(mask, gpus);
     const size_t m = slots_.size() - 1;
     for (size_t p = 0; p < kProbe; ++p) {
@@ -53,11 +55,12 @@ class WrfCache {
     }
     return nullptr;
   }
-  // Keeps a (all: as find's); the first slot of the probe sequence not of this generation is taken, else the
-  // slot the hash picks first (the oldest kept answer is not tracked: a miss costs one test).
-  void put(const uint64_t* mask, int32_t gpus, uint64_t gen, const Answer& a, bool all) {
+  // Keeps a: without table(), in the last answer's slot; else in the first slot of the probe
+  // sequence not of this generation, or the slot the hash picks first where all are (the oldest
+  // kept answer is not tracked: a miss costs one test).
+  void put(const uint64_t* mask, int32_t gpus, uint64_t gen, const Answer& a) {
     if (slots_.empty()) return;
-    if (!all) {  // only the last answer is asked for: no hash
+    if (!table()) {  // only the last answer is asked for: no hash
       slots_[last_] = Slot{gen, 0, gpus, a};
       std::copy_n(mask, nw_, masks_.begin() + static_cast<ptrdiff_t>(last_ * nw_));
       return;
