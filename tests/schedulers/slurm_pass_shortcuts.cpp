@@ -32,7 +32,7 @@ std::vector<J> queueing_jobs(uint32_t seed, int n_jobs, int cluster_gpus) {
 }
 
 // n jobs of few shapes: GPUs from `sizes` (at least 1), limits from `limits`, runtimes 20-100%
-// of the limit, a submit every 0 to gap-1 s, five users.
+// of the limit, a submit every 0 to gap-1 s, four users.
 std::vector<J> few_shape_jobs(std::mt19937& rng, int n, uint32_t gap, std::span<const int> sizes, std::span<const SimTime> limits) {
   std::vector<J> jobs;
   SimTime t = 0;
@@ -57,13 +57,16 @@ SlurmConfig fairshare_config(double bf_window_s) {
   return c;
 }
 
-// With the shortcuts taken (not checked): the plain run's starts, nodes and extra columns.
-void same_as_plain(const Result& taken, const Result& plain) {
-  for (const auto& js : taken.wl.jobs) {
+// A run with shortcuts against the plain one: every job's start, nodes, extra columns
+// (priority, planned start, QOS, started_by) and reason.
+void same_as_plain(const Result& fast, const Result& plain) {
+  REQUIRE(fast.runs.size() == plain.runs.size());
+  for (const auto& js : fast.wl.jobs) {
     INFO("job " << js.id);
-    CHECK(taken.start(js.id) == plain.start(js.id));
-    CHECK(taken.nodes(js.id) == plain.nodes(js.id));
-    CHECK(taken.extras(js.id) == plain.extras(js.id));
+    CHECK(fast.start(js.id) == plain.start(js.id));
+    CHECK(fast.nodes(js.id) == plain.nodes(js.id));
+    CHECK(fast.extras(js.id) == plain.extras(js.id));
+    CHECK(fast.reason(js.id) == plain.reason(js.id));
   }
 }
 
@@ -80,14 +83,7 @@ Runs same_with_and_without(SlurmConfig c, const std::vector<J>& jobs, size_t nod
   c.pass_shortcuts = false;
   c.check_pass_shortcuts = false;
   r.plain = run(c, jobs, nodes, gpus);
-  REQUIRE(r.fast->runs.size() == r.plain->runs.size());
-  for (const auto& js : r.fast->wl.jobs) {
-    INFO("job " << js.id);
-    CHECK(r.fast->start(js.id) == r.plain->start(js.id));
-    CHECK(r.fast->nodes(js.id) == r.plain->nodes(js.id));
-    CHECK(r.fast->extras(js.id) == r.plain->extras(js.id));
-    CHECK(r.fast->reason(js.id) == r.plain->reason(js.id));
-  }
+  same_as_plain(*r.fast, *r.plain);
   CHECK(r.fast->report == r.plain->report);
   return r;
 }
